@@ -1,0 +1,172 @@
+/*
+ * The C side of the Lua boundary.
+ *
+ * Lua raises errors with longjmp, and a longjmp across Swift frames is
+ * undefined behaviour. Every entry point here therefore runs Lua inside a
+ * protected call and reports failure as a status plus a wb_error record;
+ * Swift only ever calls functions of this header, never a raising Lua API.
+ *
+ * Calls from Lua into the host go through wb_host_fn. Arguments reach the
+ * host as JSON text; the host answers with a Lua expression (or an error
+ * message), which C turns into Lua values. The host never touches the Lua
+ * stack, so a memory error can never unwind through it.
+ */
+#ifndef WB_VM_H
+#define WB_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wb_vm wb_vm;
+
+typedef enum wb_status {
+  WB_OK = 0,
+  WB_ERR_SYNTAX = 1,        /* the chunk does not compile */
+  WB_ERR_RUNTIME = 2,       /* a Lua error (or an error raised by the host) */
+  WB_ERR_MEMORY = 3,        /* the memory cap was reached */
+  WB_ERR_INSTRUCTIONS = 4,  /* the instruction budget of one call was spent */
+  WB_ERR_INTERRUPTED = 5,   /* SIGINT/SIGTERM arrived while Lua ran */
+  WB_ERR_FILE = 6,          /* a file could not be read */
+  WB_ERR_API = 7,           /* the script returned something unusable */
+} wb_status;
+
+typedef struct wb_limits {
+  /* Bytes the state may hold; 0 means no cap. */
+  size_t memory_limit;
+  /* VM instructions per call into the script; 0 means no budget. */
+  int64_t instruction_limit;
+  /* Largest estimated step count of one string-pattern operation. */
+  double pattern_budget;
+} wb_limits;
+
+/* What went wrong in the last failed call. Strings are owned by the VM. */
+typedef struct wb_error {
+  wb_status status;
+  const char *message;    /* "file:line: message" when a position is known */
+  const char *traceback;  /* "stack traceback:\n\t..." or "" */
+  const char *file;       /* chunk name of the innermost Lua frame, or "" */
+  int line;               /* its current line, or 0 */
+} wb_error;
+
+/*
+ * Host callback. `function_id` names the native function the script called,
+ * `args_json` is a JSON array of its arguments. Reply with wb_vm_reply (a Lua
+ * expression giving the return values, e.g. "true", "{a=1}", "" for none)
+ * and return 0, or with wb_vm_reply and return non-zero to raise the reply
+ * text as a Lua error at the script's line.
+ */
+typedef int (*wb_host_fn)(void *host, int function_id, const char *args_json, size_t args_len);
+
+/* Native function ids exposed to Lua in the table returned by require "wb.native". */
+enum {
+  WB_NATIVE_LOG = 1,
+  WB_NATIVE_HINT = 2,
+  WB_NATIVE_STATUS = 3,
+  WB_NATIVE_SETTINGS = 4,
+  WB_NATIVE_TEXT = 5,
+  WB_NATIVE_EVENT = 6,
+};
+
+wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
+void wb_vm_close(wb_vm *vm);
+void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits);
+
+/* Where `require` looks, in order. `display` prefixes chunk names in errors. */
+int wb_vm_add_require_root(wb_vm *vm, const char *directory, const char *display);
+
+/* Chunks whose name starts with `prefix` are the step library: errors the
+   host raises name the first line outside it. */
+void wb_vm_set_library_prefix(wb_vm *vm, const char *prefix);
+
+/* Sets the seed of math.random so that runs are reproducible. */
+void wb_vm_seed_random(wb_vm *vm, int64_t seed);
+
+/* Loads and runs a text chunk; its first result is kept as the "flow" value. */
+wb_status wb_vm_run_file(wb_vm *vm, const char *path, const char *chunk_name);
+wb_status wb_vm_run_string(wb_vm *vm, const char *code, size_t length, const char *chunk_name);
+
+/*
+ * Calls require("wb.runtime").prepare(flow) on the kept flow value. It
+ * returns a plain description (serialised to JSON in *json_out, owned by the
+ * VM), the steps and the step context, which are kept for wb_vm_step_*.
+ */
+wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length);
+
+/* Calls the kept flow's hook `name` (e.g. "on_finish") if it exists. */
+wb_status wb_vm_call_flow_hook(wb_vm *vm, const char *name, const char *argument_json);
+
+/* ---- measurements ------------------------------------------------------ */
+
+/* A measurement value for one schema node in one frame. */
+typedef enum wb_value_kind {
+  WB_ABSENT = 0,
+  WB_FALSE = 1,
+  WB_TRUE = 2,
+  WB_INTEGER = 3,
+  WB_NUMBER = 4,
+  WB_STRING = 5,
+  WB_TABLE = 6, /* a table node that is present in this frame */
+} wb_value_kind;
+
+typedef struct wb_slot {
+  int32_t kind;
+  int32_t string_length;
+  int64_t integer;
+  double number;
+  const char *string;
+} wb_slot;
+
+/*
+ * Adds a node to the measurement tree and returns its id (0, 1, 2, ...).
+ * `parent` is -1 for the top level. A string key when `index` is 0, else
+ * the integer key `index`. Parents must be added before their children.
+ */
+int wb_vm_schema_add(wb_vm *vm, int parent, const char *key, size_t key_length, int64_t index, int is_table);
+int wb_vm_schema_count(const wb_vm *vm);
+
+/* Outcome of one step call. */
+typedef enum wb_step_outcome {
+  WB_STEP_CONTINUE = 0,
+  WB_STEP_PASSED = 1,
+  WB_STEP_FAILED = 2,
+} wb_step_outcome;
+
+/* Calls step `index` (1-based) start(self, ctx) with ctx.started_at = t. */
+wb_status wb_vm_step_start(wb_vm *vm, int index, double t);
+
+/*
+ * Refills the reused measurement table `m` from `slots` (one per schema
+ * node), sets m.t, m.frame and ctx.elapsed, and calls step `index`'s
+ * update(self, m, ctx), all inside one protected call. A failing step may
+ * give a reason (*reason_out, owned by the VM, or NULL) and a code.
+ */
+wb_status wb_vm_step_frame(wb_vm *vm, int index, double t, int64_t frame, double elapsed,
+                           const wb_slot *slots, int slot_count, int *outcome,
+                           const char **reason_out, int64_t *code_out, int *has_code);
+
+/* ---- host replies and errors ------------------------------------------- */
+
+void wb_vm_reply(wb_vm *vm, const char *text, size_t length);
+const wb_error *wb_vm_last_error(const wb_vm *vm);
+
+/* Memory in use by the state, and the most it has used, in bytes. */
+size_t wb_vm_memory_in_use(const wb_vm *vm);
+size_t wb_vm_memory_peak(const wb_vm *vm);
+
+/* ---- interruption ------------------------------------------------------ */
+
+/* Installs SIGINT/SIGTERM handlers that only set a flag; Lua checks it. */
+void wb_interrupt_install(void);
+int wb_interrupt_pending(void);
+int wb_interrupt_signal(void);
+void wb_interrupt_request(void);
+void wb_interrupt_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,83 @@
+#ifndef WB_INTERNAL_H
+#define WB_INTERNAL_H
+
+#include "wb_vm.h"
+#include <lua5.4/lua.h>
+#include <lua5.4/lauxlib.h>
+#include <lua5.4/lualib.h>
+
+#define WB_MAX_ROOTS 8
+
+typedef struct wb_root {
+  char *directory;
+  char *display;
+} wb_root;
+
+typedef struct wb_node {
+  int parent;
+  int is_table;
+  int was_present;
+} wb_node;
+
+typedef enum wb_trip {
+  WB_TRIP_NONE = 0,
+  WB_TRIP_INSTRUCTIONS = 1,
+  WB_TRIP_MEMORY = 2,
+  WB_TRIP_INTERRUPT = 3,
+} wb_trip;
+
+struct wb_vm {
+  lua_State *L;
+  wb_limits limits;
+
+  size_t memory_in_use;
+  size_t memory_peak;
+  int64_t instructions_used;
+  /* Once a limit is hit the run is over: the hook fires on every
+     instruction and raises again, so a script cannot pcall its way on. */
+  wb_trip tripped;
+  int running;
+  char memory_file[128];
+  int memory_line;
+
+  wb_host_fn host_fn;
+  void *host;
+  char *reply;
+  size_t reply_length;
+  size_t reply_capacity;
+
+  wb_root roots[WB_MAX_ROOTS];
+  char library_prefix[256];
+  int root_count;
+
+  wb_node *nodes;
+  int node_count;
+  int node_capacity;
+
+  /* Registry references. */
+  int ref_flow;
+  int ref_measurements; /* the reused table m */
+  int ref_node_tables;  /* node id + 1 -> cached table */
+  int ref_node_keys;    /* node id + 1 -> key */
+  int ref_steps;
+  int ref_context;
+
+  /* Last error. */
+  wb_error error;
+  char *error_message;
+  char *error_traceback;
+  char error_file[256];
+
+  char *json;
+  size_t json_length;
+  char *reason;
+};
+
+/* wb_patterns.c */
+void wb_guard_string_patterns(lua_State *L);
+/* wb_json.c: serialises the value at `index` to JSON into a luaL_Buffer. */
+void wb_json_encode(lua_State *L, int index, luaL_Buffer *buffer, int depth);
+/* wb_vm.c */
+wb_vm *wb_vm_from_state(lua_State *L);
+
+#endif

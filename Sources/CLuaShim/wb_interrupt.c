@@ -1,0 +1,22 @@
+#include "wb_vm.h"
+
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t interrupt_signal = 0;
+
+static void on_signal(int signal_number) { interrupt_signal = signal_number; }
+
+void wb_interrupt_install(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, NULL);
+  sigaction(SIGTERM, &action, NULL);
+}
+
+int wb_interrupt_pending(void) { return interrupt_signal != 0; }
+int wb_interrupt_signal(void) { return interrupt_signal; }
+void wb_interrupt_request(void) { interrupt_signal = SIGINT; }
+void wb_interrupt_clear(void) { interrupt_signal = 0; }

@@ -1,0 +1,185 @@
+import Diagnostics
+import JSONCore
+import Logging
+import Messages
+import Reporting
+import Scripting
+import Settings
+
+/// Answers the flow's calls into the host: logging, hints, statuses,
+/// settings and texts. Events are stamped with the frame being processed.
+final class FlowHost: ScriptHost {
+  var settingsBuilder: SettingsBuilder
+  var settings: ResolvedSettings
+  let catalogs: MessageCatalogs
+  let flowDisplayPath: String
+  let logger: Logger
+  var sink: (any EventSink)?
+  var currentT: Double = 0
+  var currentFrame: Int64 = 0
+  /// Keys asked for that no catalog has; each is logged once.
+  private var warnedKeys: Set<String> = []
+  private var language: String
+  private var fallback: String
+
+  init(settingsBuilder: SettingsBuilder, catalogs: MessageCatalogs, flowDisplayPath: String, logger: Logger) {
+    self.settingsBuilder = settingsBuilder
+    self.settings = settingsBuilder.resolve().settings
+    self.catalogs = catalogs
+    self.flowDisplayPath = flowDisplayPath
+    self.logger = logger
+    language = settings.string("messages.language") ?? "en"
+    fallback = settings.string("messages.fallback") ?? "en"
+  }
+
+  /// Re-reads everything that depends on settings.
+  func settingsChanged(_ resolved: ResolvedSettings) {
+    settings = resolved
+    language = resolved.string("messages.language") ?? "en"
+    fallback = resolved.string("messages.fallback") ?? "en"
+  }
+
+  func emit(_ type: String, _ fields: JSONObject) {
+    sink?.emit(Event(type: type, t: currentT, frame: currentFrame, fields: fields))
+  }
+
+  func localized(_ key: String, parameters: JSONObject?) -> LocalizedText {
+    if let text = catalogs.text(for: key, language: language, fallback: fallback, parameters: parameters) {
+      return text
+    }
+    if warnedKeys.insert(key).inserted {
+      logger.warning("message key '\(key)' is in no catalog; showing the key itself (run 'workbench check')")
+    }
+    return LocalizedText(text: key, language: language)
+  }
+
+  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+    switch function {
+    case .log:
+      let level = Logger.Level(rawValue: arguments.first?.stringValue ?? "info") ?? .info
+      let message = arguments.count > 1 ? (arguments[1].stringValue ?? arguments[1].jsonText) : ""
+      logger.log(level: level, "\(message)", metadata: ["flow": .string(flowDisplayPath)])
+      return nil
+
+    case .hint:
+      guard let key = arguments.first?.stringValue, !key.isEmpty else {
+        throw HostCallFailure("hint(key, params): the key must be a message key string")
+      }
+      let parameters = try parametersArgument(arguments, at: 1, of: "hint")
+      let text = localized(key, parameters: parameters)
+      var fields = JSONObject([("key", .string(key)), ("text", .string(text.text)), ("lang", .string(text.language))])
+      if let parameters, !parameters.isEmpty { fields["params"] = .object(parameters) }
+      emit("hint", fields)
+      return nil
+
+    case .status:
+      guard let name = arguments.first?.stringValue, !name.isEmpty else {
+        throw HostCallFailure("status(name, fields): the name must be a string such as \"ORTH\"")
+      }
+      var fields = JSONObject([("status", .string(name))])
+      if let extra = try parametersArgument(arguments, at: 1, of: "status") {
+        for (key, value) in extra where key != "status" { fields[key] = value }
+      }
+      emit("status", fields)
+      return nil
+
+    case .event:
+      guard let kind = arguments.first?.stringValue, !kind.isEmpty else {
+        throw HostCallFailure("event(type, fields): the type must be a string")
+      }
+      let fields = try parametersArgument(arguments, at: 1, of: "event") ?? JSONObject()
+      emit("flow." + kind, fields)
+      return nil
+
+    case .text:
+      guard let key = arguments.first?.stringValue else {
+        throw HostCallFailure("text(key, params): the key must be a message key string")
+      }
+      let parameters = try parametersArgument(arguments, at: 1, of: "text")
+      return LuaLiteral.string(localized(key, parameters: parameters).text)
+
+    case .settings:
+      let request = arguments.first?.objectValue ?? JSONObject()
+      try applySettings(request)
+      return LuaLiteral.encode(settings.nested)
+    }
+  }
+
+  private func parametersArgument(_ arguments: [JSONValue], at index: Int, of function: String)
+    throws(HostCallFailure) -> JSONObject?
+  {
+    guard index < arguments.count else { return nil }
+    switch arguments[index] {
+    case .null: return nil
+    case .object(let object): return object
+    default:
+      throw HostCallFailure("\(function): the second argument must be a table of named values, e.g. { seconds = 3 }")
+    }
+  }
+
+  private func applySettings(_ request: JSONObject) throws(HostCallFailure) {
+    let source = SettingSource(layer: .flow, origin: flowDisplayPath, line: nil)
+    for (key, spec) in request["declare"]?.objectValue ?? JSONObject() {
+      guard case .object(let fields) = spec else { continue }
+      settingsBuilder.declare(try FlowHost.declaration(key: key, fields), source: source)
+    }
+    for (key, value) in request["values"]?.objectValue ?? JSONObject() {
+      settingsBuilder.assign(key, value, source: source)
+    }
+    settingsChanged(settingsBuilder.resolve().settings)
+  }
+
+  /// A setting declared by a flow: { type =, default =, min =, max =, choices =, doc =, unit = }.
+  static func declaration(key: String, _ fields: JSONObject) throws(HostCallFailure) -> SettingDeclaration {
+    let known: Set<String> = ["type", "default", "min", "max", "choices", "doc", "unit"]
+    if let unknown = fields.keys.first(where: { !known.contains($0) }) {
+      throw HostCallFailure(
+        "setting '\(key)': unknown field '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+    }
+    guard let defaultJSON = fields["default"] else {
+      throw HostCallFailure("setting '\(key)' needs a default value (default = ...)")
+    }
+    guard let doc = fields["doc"]?.stringValue, !doc.isEmpty else {
+      throw HostCallFailure("setting '\(key)' needs one line of doc (doc = \"...\")")
+    }
+    let choices = fields["choices"]?.arrayValue?.compactMap(\.stringValue)
+    let typeName = fields["type"]?.stringValue ?? {
+      switch defaultJSON {
+      case .integer: return "integer"
+      case .number: return "number"
+      case .bool: return "boolean"
+      default: return choices == nil ? "string" : "choice"
+      }
+    }()
+    let type: SettingType
+    let value: SettingValue
+    switch (typeName, defaultJSON) {
+    case ("number", _) where defaultJSON.doubleValue != nil:
+      type = .number
+      value = .number(defaultJSON.doubleValue!)
+    case ("integer", _) where defaultJSON.integerValue != nil:
+      type = .integer
+      value = .integer(defaultJSON.integerValue!)
+    case ("boolean", .bool(let bool)):
+      type = .boolean
+      value = .boolean(bool)
+    case ("string", .string(let string)):
+      type = .string
+      value = .string(string)
+    case ("choice", .string(let string)):
+      guard let choices, !choices.isEmpty else {
+        throw HostCallFailure("setting '\(key)': a choice needs choices = { \"a\", \"b\", ... }")
+      }
+      type = .choice(choices)
+      value = .string(string)
+    case ("number", _), ("integer", _), ("boolean", _), ("string", _), ("choice", _):
+      throw HostCallFailure("setting '\(key)': the default \(defaultJSON.jsonText) is not a \(typeName)")
+    default:
+      throw HostCallFailure(
+        "setting '\(key)': unknown type '\(typeName)' (number, integer, boolean, string or choice)")
+    }
+    return SettingDeclaration(
+      key: key, type: type, defaultValue: value, minimum: fields["min"]?.doubleValue,
+      maximum: fields["max"]?.doubleValue, doc: doc, unit: fields["unit"]?.stringValue)
+  }
+}

@@ -1,0 +1,232 @@
+import Diagnostics
+import Foundation
+import JSONCore
+import Logging
+import Messages
+import Scripting
+import Settings
+
+/// What the user chose on the command line for loading a flow.
+public struct FlowOptions: Sendable {
+  public var flowPath: String
+  public var configFiles: [String] = []
+  /// `key=value` texts from --set, in order.
+  public var assignments: [String] = []
+  public var language: String?
+  public var seed: Int64?
+
+  public init(flowPath: String) { self.flowPath = flowPath }
+}
+
+/// A flow's plain description, as `wb.runtime.prepare` returned it.
+public struct FlowDescription: Sendable {
+  public struct Step: Sendable {
+    public var name: String
+    public var timeout: Double?
+    public var hint: String?
+    public var hints: [String]
+    public var needs: [String]
+    public var failCode: Int64?
+  }
+
+  public var name: String
+  public var summary: String?
+  public var steps: [Step]
+  public var codes: [String: Int64]
+  public var messages: [String]
+  public var hasOnFinish: Bool
+
+  init(_ json: JSONValue) {
+    name = json["name"]?.stringValue ?? "flow"
+    summary = json["description"]?.stringValue
+    steps = (json["steps"]?.arrayValue ?? []).map { step in
+      Step(
+        name: step["name"]?.stringValue ?? "step",
+        timeout: step["timeout"]?.doubleValue,
+        hint: step["hint"]?.stringValue,
+        hints: step["hints"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+        needs: step["needs"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+        failCode: step["fail_code"]?.integerValue)
+    }
+    var codes: [String: Int64] = [:]
+    for (reason, code) in json["codes"]?.objectValue ?? JSONObject() {
+      if let code = code.integerValue { codes[reason] = code }
+    }
+    self.codes = codes
+    messages = json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    hasOnFinish = json["has_on_finish"]?.boolValue ?? false
+  }
+
+  /// Every message key the flow declares it may show.
+  public var messageKeys: [String] {
+    var keys = messages
+    for step in steps { keys += step.hints }
+    return keys
+  }
+}
+
+/// A flow loaded into its own Lua state, with its settings resolved.
+public final class LoadedFlow {
+  public let options: FlowOptions
+  public let home: WorkbenchHome
+  public let displayPath: String
+  public let description: FlowDescription
+  public let vm: LuaVM
+  public let catalogs: MessageCatalogs
+  let host: FlowHost
+
+  public var settings: ResolvedSettings { host.settings }
+
+  init(options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
+       vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost) {
+    self.options = options
+    self.home = home
+    self.displayPath = displayPath
+    self.description = description
+    self.vm = vm
+    self.catalogs = catalogs
+    self.host = host
+  }
+}
+
+/// Loads flows: settings layers, message catalogs, the sandboxed Lua state.
+public enum FlowLoader {
+  /// Loads the flow or throws every problem found (exit 2).
+  public static func load(_ options: FlowOptions, logger: Logger) throws(WorkbenchError) -> LoadedFlow {
+    var problems: [Diagnostic] = []
+    var traceback: String?
+    let flow = try load(options, logger: logger, problems: &problems, traceback: &traceback)
+    if let flow, problems.isEmpty { return flow }
+    throw WorkbenchError(.usage, problems, detail: traceback)
+  }
+
+  /// Loads as far as possible, collecting problems instead of stopping at
+  /// the first (for `workbench check`). Throws only for an interruption.
+  public static func load(
+    _ options: FlowOptions, logger: Logger, problems: inout [Diagnostic], traceback: inout String?
+  ) throws(WorkbenchError) -> LoadedFlow? {
+    let home: WorkbenchHome
+    do {
+      home = try WorkbenchHome.locate()
+    } catch {
+      problems += error.diagnostics
+      return nil
+    }
+    let displayPath = WorkbenchHome.display(options.flowPath)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: options.flowPath, isDirectory: &isDirectory),
+      !isDirectory.boolValue
+    else {
+      problems.append(
+        Diagnostic(
+          isDirectory.boolValue ? "is a folder, not a flow script" : "no such flow file",
+          at: SourceLocation(file: displayPath), help: "give the path of a .lua flow, e.g. examples/blink.lua"))
+      return nil
+    }
+
+    var builder: SettingsBuilder
+    do {
+      builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
+      if FileManager.default.fileExists(atPath: home.settingsFile) {
+        try builder.load(configFile: home.settingsFile, layer: .configs)
+      }
+    } catch {
+      problems += error.diagnostics
+      return nil
+    }
+    for file in options.configFiles {
+      do {
+        try builder.load(configFile: file, layer: .configFile)
+      } catch {
+        problems += error.diagnostics
+      }
+    }
+    let commandLine = SettingSource(layer: .commandLine, origin: "--set", line: nil)
+    for assignment in options.assignments {
+      do {
+        let (key, value) = try SettingsBuilder.parseAssignment(assignment)
+        builder.assign(key, text: value, source: commandLine)
+      } catch {
+        problems += error.diagnostics
+      }
+    }
+    if let language = options.language {
+      builder.assign("messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang", line: nil))
+    }
+    if let seed = options.seed {
+      builder.assign("flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
+    }
+
+    let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
+    let catalogs: MessageCatalogs
+    do {
+      catalogs = try MessageCatalogs.load(directories: [home.messages, flowDirectory + "/messages"])
+    } catch {
+      problems += error.diagnostics
+      return nil
+    }
+
+    let host = FlowHost(settingsBuilder: builder, catalogs: catalogs, flowDisplayPath: displayPath, logger: logger)
+    let vm: LuaVM
+    do {
+      vm = try LuaVM(limits: limits(host.settings), host: host)
+    } catch {
+      problems.append(error.diagnostic)
+      return nil
+    }
+    let flowDirectoryDisplay = WorkbenchHome.display(flowDirectory)
+    vm.addRequireRoot(directory: flowDirectory, display: flowDirectoryDisplay)
+    vm.addRequireRoot(directory: home.configs, display: WorkbenchHome.display(home.configs))
+    let pluginsDisplay = WorkbenchHome.display(home.plugins)
+    vm.addRequireRoot(directory: home.plugins, display: pluginsDisplay)
+    vm.setLibraryPrefix(pluginsDisplay + "/wb/")
+    vm.seedRandom(host.settings.integer("flow.seed") ?? 0)
+
+    let description: FlowDescription
+    do {
+      try vm.runFile(path: options.flowPath, chunkName: displayPath)
+      description = FlowDescription(try vm.prepare())
+    } catch {
+      if error.kind == .interrupted { throw WorkbenchError(.interrupted, "interrupted while loading the flow") }
+      problems += diagnostics(for: error)
+      traceback = error.tracebackText
+      problems += host.settingsBuilder.resolve().problems
+      return nil
+    }
+
+    let (resolved, settingProblems) = host.settingsBuilder.resolve()
+    problems += settingProblems
+    host.settingsChanged(resolved)
+    vm.updateLimits(limits(resolved))
+    for key in ["messages.language", "messages.fallback"] {
+      if let language = resolved.string(key), !catalogs.languages.contains(language) {
+        let source = resolved.source(of: key)
+        problems.append(
+          Diagnostic(
+            "setting '\(key)' = \(language): no message catalog for that language (from \(source?.description ?? "default"))",
+            at: SourceLocation(file: source?.origin ?? displayPath, key: key),
+            help: "choose one of: \(catalogs.languages.joined(separator: ", ")), or add configs/messages/\(language).json"))
+      }
+    }
+    return LoadedFlow(
+      options: options, home: home, displayPath: displayPath, description: description, vm: vm,
+      catalogs: catalogs, host: host)
+  }
+
+  static func limits(_ settings: ResolvedSettings) -> ScriptLimits {
+    ScriptLimits(
+      memoryLimit: Int(settings.integer("lua.memory_limit") ?? 64) << 20,
+      instructionLimit: settings.integer("lua.instruction_limit") ?? 10_000_000,
+      patternBudget: settings.number("lua.pattern_budget") ?? 1e8)
+  }
+
+  /// One diagnostic per "file:line: message" line of a script error.
+  static func diagnostics(for error: ScriptError) -> [Diagnostic] {
+    let lines = error.message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    return lines.map { line -> Diagnostic in
+      var diagnostic = error.diagnostic
+      diagnostic.message = line
+      return diagnostic
+    }
+  }
+}

@@ -1,0 +1,348 @@
+import Diagnostics
+import Foundation
+import JSONCore
+import Measurements
+import Reporting
+import Scripting
+
+/// How a run ended.
+public struct FlowResult: Sendable, Equatable {
+  public var success: Bool
+  public var code: Int64
+  /// A stable slug: passed, step_failed, step_timeout, time_limit,
+  /// end_of_input, script_error, limit_exceeded, interrupted, input_error,
+  /// or a reason a step gave.
+  public var reason: String
+  public var message: String
+  public var exitStatus: ExitStatus
+  /// For script errors: "file:line: message".
+  public var error: String?
+}
+
+/// Drives a loaded flow frame by frame: starts steps, enforces timeouts,
+/// the delay between steps and the total time limit, and emits events.
+/// Time comes only from the frames, so a trace always gives the same events.
+public final class FlowRunner {
+  public let flow: LoadedFlow
+  public let schema: MeasurementSchema
+  public private(set) var result: FlowResult?
+  public let seed: Int64
+  /// Indices into the flow's steps, in the order this run uses.
+  public let order: [Int]
+
+  private let sink: any EventSink
+  private let slots = SlotBuffer()
+  private let timeLimit: Double
+  private let defaultStepTimeout: Double
+  private let stepDelay: Double
+  private var startT: Double?
+  private var lastT: Double = 0
+  private var lastFrame: Int64 = 0
+  private var framesSeen: Int64 = 0
+  private var stepsPassed = 0
+  private var phase = Phase.notStarted
+  /// Called after every frame, e.g. for the status line.
+  public var onFrame: ((Double) -> Void)?
+
+  private enum Phase {
+    case notStarted
+    case running(position: Int, startedAt: Double, timeout: Double)
+    case waiting(position: Int, readyAt: Double)
+    case finished
+  }
+
+  public init(flow: LoadedFlow, sink: any EventSink, schema: MeasurementSchema = MeasurementSchema()) {
+    self.flow = flow
+    self.sink = sink
+    self.schema = schema
+    let settings = flow.settings
+    timeLimit = settings.number("flow.time_limit") ?? 0
+    defaultStepTimeout = settings.number("flow.step_timeout") ?? 0
+    stepDelay = settings.number("flow.step_delay") ?? 0
+
+    let random = settings.string("flow.order") == "random"
+    var chosenSeed = settings.integer("flow.seed") ?? 0
+    if random && chosenSeed == 0 {
+      // A fresh challenge order every run is the point of random order:
+      // a replayed video cannot know it in advance.
+      chosenSeed = Int64(UInt32.random(in: 1...UInt32.max))
+    }
+    seed = chosenSeed
+    var indices = Array(flow.description.steps.indices)
+    if random {
+      var generator = SeededGenerator(seed: UInt64(chosenSeed))
+      // Fisher–Yates by hand: the standard library's shuffle may change
+      // between releases, and a seed must mean the same order forever.
+      if indices.count > 1 {
+        for i in stride(from: indices.count - 1, to: 0, by: -1) {
+          let j = Int(generator.next() % UInt64(i + 1))
+          indices.swapAt(i, j)
+        }
+      }
+      let pick = Int(settings.integer("flow.pick") ?? 0)
+      if pick > 0 && pick < indices.count { indices = Array(indices.prefix(pick)) }
+    }
+    order = indices
+    flow.vm.seedRandom(chosenSeed)
+    flow.host.sink = sink
+
+    for (id, node) in schema.nodes.enumerated() { mirror(id, node) }
+    schema.onAdd = { [unowned self] id, node in self.mirror(id, node) }
+  }
+
+  private func mirror(_ id: Int, _ node: MeasurementSchema.Node) {
+    let created: Int
+    switch node.key {
+    case .name(let name): created = flow.vm.addSchemaNode(parent: node.parent, name: name, index: 0, isTable: node.isTable)
+    case .index(let index): created = flow.vm.addSchemaNode(parent: node.parent, name: nil, index: index, isTable: node.isTable)
+    }
+    assert(created == id, "the Lua mirror of the measurement schema is out of step")
+  }
+
+  public var isFinished: Bool { result != nil }
+
+  private func emit(_ type: String, _ fields: JSONObject) {
+    sink.emit(Event(type: type, t: lastT, frame: lastFrame, fields: fields))
+  }
+
+  /// Emits the session record; called by the first frame, or by `finish`
+  /// when there was none.
+  private func begin(t: Double, frame: Int64) {
+    startT = t
+    lastT = t
+    lastFrame = frame
+    flow.host.currentT = t
+    flow.host.currentFrame = frame
+    let steps = flow.description.steps
+    var fields = JSONObject()
+    fields["flow"] = .string(flow.description.name)
+    fields["file"] = .string(flow.displayPath)
+    fields["seed"] = .integer(seed)
+    fields["order"] = .array(order.map { .string(steps[$0].name) })
+    fields["time_limit"] = .number(timeLimit)
+    fields["lang"] = .string(flow.settings.string("messages.language") ?? "en")
+    fields["workbench"] = .string(WorkbenchVersion.current)
+    emit("session", fields)
+  }
+
+  /// Gives one frame to the flow. Returns false once the run is over.
+  @discardableResult
+  public func process(_ frame: MeasurementFrame) -> Bool {
+    guard result == nil else { return false }
+    if startT == nil { begin(t: frame.t, frame: frame.index) }
+    lastT = frame.t
+    lastFrame = frame.index
+    framesSeen += 1
+    flow.host.currentT = frame.t
+    flow.host.currentFrame = frame.index
+    defer { onFrame?(frame.t) }
+
+    do {
+      try advance(frame)
+    } catch {
+      finish(scriptError: error)
+    }
+    return result == nil
+  }
+
+  private func advance(_ frame: MeasurementFrame) throws(ScriptError) {
+    let t = frame.t
+    switch phase {
+    case .finished:
+      return
+    case .notStarted:
+      try start(position: 0, t: t)
+    case .waiting(let position, let readyAt):
+      if t >= readyAt {
+        try start(position: position, t: t)
+      } else {
+        checkTimeLimit(t)
+        return
+      }
+    case .running:
+      break
+    }
+    guard case .running(let position, let startedAt, let timeout) = phase else { return }
+    let stepIndex = order[position]
+    let count = slots.fill(from: frame, nodeCount: schema.count)
+    let outcome = try flow.vm.stepFrame(
+      stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
+    switch outcome {
+    case .passed:
+      stepsPassed += 1
+      stepEvent(position, state: "passed", extra: [("elapsed", .number(rounded(t - startedAt)))])
+      if position + 1 >= order.count {
+        phase = .finished
+        finishFlow(success: true, reason: "passed", code: nil)
+      } else {
+        phase = .waiting(position: position + 1, readyAt: t + stepDelay)
+      }
+    case .failed(let reason, let code):
+      let why = reason ?? "step_failed"
+      stepEvent(position, state: "failed", extra: [("reason", .string(why))])
+      phase = .finished
+      finishFlow(success: false, reason: why, code: code ?? flow.description.steps[stepIndex].failCode)
+    case .continuing:
+      if timeout > 0 && t - startedAt > timeout {
+        stepEvent(position, state: "failed", extra: [("reason", .string("step_timeout"))])
+        phase = .finished
+        finishFlow(success: false, reason: "step_timeout", code: flow.description.steps[stepIndex].failCode)
+      } else {
+        checkTimeLimit(t)
+      }
+    }
+  }
+
+  private func rounded(_ seconds: Double) -> Double { (seconds * 1e6).rounded() / 1e6 }
+
+  private func checkTimeLimit(_ t: Double) {
+    guard timeLimit > 0, let startT, t - startT > timeLimit, result == nil else { return }
+    if case .running(let position, _, _) = phase {
+      stepEvent(position, state: "failed", extra: [("reason", .string("time_limit"))])
+    }
+    phase = .finished
+    finishFlow(success: false, reason: "time_limit", code: nil)
+  }
+
+  private func start(position: Int, t: Double) throws(ScriptError) {
+    let step = flow.description.steps[order[position]]
+    let timeout = step.timeout ?? defaultStepTimeout
+    phase = .running(position: position, startedAt: t, timeout: timeout)
+    stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
+    try flow.vm.startStep(order[position] + 1, at: t)
+  }
+
+  private func stepEvent(_ position: Int, state: String, extra: [(String, JSONValue)]) {
+    var fields = JSONObject()
+    fields["name"] = .string(flow.description.steps[order[position]].name)
+    fields["index"] = .integer(Int64(position + 1))
+    fields["of"] = .integer(Int64(order.count))
+    fields["state"] = .string(state)
+    for (key, value) in extra { fields[key] = value }
+    emit("step", fields)
+  }
+
+  // MARK: Endings
+
+  /// The input ended (or the caller stops); ends the run if it is still going.
+  public func finishAtEndOfInput() {
+    guard result == nil else { return }
+    if startT == nil { begin(t: 0, frame: 0) }
+    if case .running(let position, _, _) = phase {
+      stepEvent(position, state: "failed", extra: [("reason", .string("end_of_input"))])
+    }
+    phase = .finished
+    finishFlow(success: false, reason: "end_of_input", code: nil)
+  }
+
+  public func finish(interruptedBy signal: String) {
+    guard result == nil else { return }
+    if startT == nil { begin(t: 0, frame: 0) }
+    phase = .finished
+    emitResult(
+      FlowResult(
+        success: false, code: -130, reason: "interrupted", message: "interrupted (\(signal))",
+        exitStatus: .interrupted, error: nil))
+  }
+
+  public func finish(inputError: WorkbenchError) {
+    guard result == nil else { return }
+    if startT == nil { begin(t: 0, frame: 0) }
+    phase = .finished
+    emitResult(
+      FlowResult(
+        success: false, code: -4, reason: "input_error", message: resultMessage("input_error"),
+        exitStatus: .input, error: inputError.diagnostics.first?.description))
+  }
+
+  public func finish(scriptError error: ScriptError) {
+    guard result == nil else { return }
+    if startT == nil { begin(t: 0, frame: 0) }
+    phase = .finished
+    if error.kind == .interrupted {
+      finish(interruptedBy: "SIGINT")
+      return
+    }
+    let isLimit = error.kind == .instructionLimit || error.kind == .memoryLimit
+    let reason = isLimit ? "limit_exceeded" : "script_error"
+    emitResult(
+      FlowResult(
+        success: false, code: -2, reason: reason, message: resultMessage(reason), exitStatus: .usage,
+        error: error.message))
+    lastScriptError = error
+  }
+
+  /// The script error that ended the run, for the command's diagnostics.
+  public private(set) var lastScriptError: ScriptError?
+
+  private func finishFlow(success: Bool, reason: String, code: Int64?) {
+    let codes = flow.description.codes
+    let finalCode: Int64
+    if success {
+      finalCode = codes["passed"] ?? 0
+    } else {
+      finalCode = code ?? codes[reason] ?? codes["failed"] ?? 1
+    }
+    var outcome = FlowResult(
+      success: success, code: finalCode, reason: reason, message: resultMessage(reason),
+      exitStatus: success ? .passed : .failed, error: nil)
+    if flow.description.hasOnFinish {
+      var argument = JSONObject()
+      argument["success"] = .bool(success)
+      argument["code"] = .integer(finalCode)
+      argument["reason"] = .string(reason)
+      do {
+        try flow.vm.callFlowHook("on_finish", argument: .object(argument))
+      } catch {
+        outcome = FlowResult(
+          success: false, code: -2, reason: error.kind == .interrupted ? "interrupted" : "script_error",
+          message: resultMessage("script_error"), exitStatus: error.status, error: error.message)
+        lastScriptError = error
+      }
+    }
+    emitResult(outcome)
+  }
+
+  private func emitResult(_ outcome: FlowResult) {
+    result = outcome
+    var fields = JSONObject()
+    fields["success"] = .bool(outcome.success)
+    fields["code"] = .integer(outcome.code)
+    fields["reason"] = .string(outcome.reason)
+    fields["message"] = .string(outcome.message)
+    if let error = outcome.error { fields["error"] = .string(error) }
+    fields["steps_passed"] = .integer(Int64(stepsPassed))
+    fields["steps"] = .integer(Int64(order.count))
+    fields["frames"] = .integer(framesSeen)
+    fields["duration"] = .number(rounded(lastT - (startT ?? lastT)))
+    emit("result", fields)
+  }
+
+  private static let defaultMessages: [String: String] = [
+    "passed": "passed",
+    "step_failed": "a step failed",
+    "step_timeout": "a step took too long",
+    "time_limit": "the flow took too long",
+    "end_of_input": "the input ended before the flow finished",
+    "script_error": "the flow script failed",
+    "limit_exceeded": "the flow script exceeded a limit",
+    "input_error": "the input could not be read",
+  ]
+
+  /// The text of message key "result.<reason>", else a plain English default.
+  private func resultMessage(_ reason: String) -> String {
+    let key = "result." + reason
+    let settings = flow.settings
+    if let text = flow.catalogs.text(
+      for: key, language: settings.string("messages.language") ?? "en",
+      fallback: settings.string("messages.fallback") ?? "en")
+    {
+      return text.text
+    }
+    return FlowRunner.defaultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
+  }
+}
+
+public enum WorkbenchVersion {
+  public static let current = "0.1.0"
+}

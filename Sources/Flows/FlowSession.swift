@@ -1,0 +1,131 @@
+import Diagnostics
+import Foundation
+import JSONCore
+import Logging
+import Measurements
+import Reporting
+import Scripting
+
+/// Everything `workbench run` needs.
+public struct RunOptions: Sendable {
+  public var flow: FlowOptions
+  public var inputPath: String
+  public var eventsPath: String?
+  public var traceOutPath: String?
+  public var showStatusLine: Bool
+
+  public init(flow: FlowOptions, inputPath: String) {
+    self.flow = flow
+    self.inputPath = inputPath
+    showStatusLine = false
+  }
+}
+
+/// The outcome of a whole run, for the command to print.
+public struct RunOutcome: Sendable {
+  public var status: ExitStatus
+  public var result: FlowResult?
+  public var flowName: String?
+  /// Problems to print (script errors, bad input, unwritable outputs).
+  public var problems: [Diagnostic]
+  public var detail: String?
+  public var eventsToStandardOutput: Bool
+}
+
+/// One run of a flow over an input: sinks, the frame loop, Ctrl-C, and
+/// outputs that are complete whatever happens.
+public enum FlowSession {
+  public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
+    Interrupts.install()
+    let sinks = FanOutEventSink()
+    var eventsToStandardOutput = false
+    if let path = options.eventsPath {
+      do {
+        let sink = try JSONLinesEventSink(path: path)
+        eventsToStandardOutput = sink.writesToStandardOutput
+        sinks.add(sink)
+      } catch {
+        return RunOutcome(status: .usage, result: nil, flowName: nil, problems: error.diagnostics, detail: nil,
+          eventsToStandardOutput: false)
+      }
+    }
+    var statusLine: StatusLine?
+    if options.showStatusLine && StatusLine.isAvailable {
+      statusLine = StatusLine()
+      sinks.add(statusLine!)
+    }
+
+    func finishSinks(_ outcome: inout RunOutcome) {
+      do { try sinks.finish() } catch {
+        outcome.problems += error.diagnostics
+        if outcome.status == .passed { outcome.status = .usage }
+      }
+    }
+
+    let flow: LoadedFlow
+    do {
+      flow = try FlowLoader.load(options.flow, logger: logger)
+    } catch {
+      // Even a flow that never loaded leaves an events file that ends in a result.
+      let reason = error.status == .interrupted ? "interrupted" : "script_error"
+      var fields = JSONObject()
+      fields["success"] = .bool(false)
+      fields["code"] = .integer(error.status == .interrupted ? -130 : -2)
+      fields["reason"] = .string(reason)
+      fields["message"] = .string(error.status == .interrupted ? "interrupted" : "the flow could not be loaded")
+      fields["error"] = .string(error.diagnostics.map(\.description).joined(separator: "\n"))
+      sinks.emit(Event(type: "result", t: 0, frame: 0, fields: fields))
+      var outcome = RunOutcome(status: error.status, result: nil, flowName: nil, problems: error.diagnostics,
+        detail: error.detail, eventsToStandardOutput: eventsToStandardOutput)
+      finishSinks(&outcome)
+      return outcome
+    }
+
+    let schema = MeasurementSchema()
+    let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
+    if let statusLine { runner.onFrame = { statusLine.tick(t: $0) } }
+    var problems: [Diagnostic] = []
+    var traceWriter: TraceWriter?
+
+    do {
+      var reader = try TraceReader(path: options.inputPath, schema: schema)
+      if let path = options.traceOutPath {
+        traceWriter = try TraceWriter(
+          path: path, schema: schema,
+          header: JSONObject([("flow", .string(flow.displayPath)), ("source", .string(WorkbenchHome.display(options.inputPath)))]))
+      }
+      while !runner.isFinished {
+        if Interrupts.pending {
+          runner.finish(interruptedBy: Interrupts.signalName)
+          break
+        }
+        guard let frame = try reader.next() else { break }
+        traceWriter?.write(frame)
+        runner.process(frame)
+      }
+      runner.finishAtEndOfInput()
+    } catch {
+      problems += error.diagnostics
+      if error.status == .input {
+        runner.finish(inputError: error)
+      } else {
+        runner.finish(scriptError: ScriptError(kind: .apiMisuse, message: error.description))
+      }
+    }
+    if let scriptError = runner.lastScriptError {
+      problems += FlowLoader.diagnostics(for: scriptError)
+    }
+    do { try traceWriter?.finish() } catch { problems += error.diagnostics }
+
+    var outcome = RunOutcome(
+      status: runner.result?.exitStatus ?? .failed, result: runner.result, flowName: flow.description.name,
+      problems: problems, detail: runner.lastScriptError?.tracebackText,
+      eventsToStandardOutput: eventsToStandardOutput)
+    if outcome.status == .usage && runner.lastScriptError == nil && !problems.isEmpty {
+      outcome.status = .usage
+    }
+    finishSinks(&outcome)
+    logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes")
+    return outcome
+  }
+}

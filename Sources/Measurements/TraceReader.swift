@@ -1,0 +1,133 @@
+import Diagnostics
+import Foundation
+import JSONCore
+
+/// Reads a measurement trace: JSON Lines, one object per frame with `t`
+/// (seconds), an optional `frame` number and nested measurements. An
+/// optional first line `{"workbench_trace": 1, ...}` is a header.
+/// See docs/traces.md.
+public struct TraceReader {
+  public let path: String
+  public let schema: MeasurementSchema
+  /// The header line's object, if the trace has one.
+  public private(set) var header: JSONObject?
+
+  private let bytes: [UInt8]
+  private var offset = 0
+  private var lineNumber = 0
+  private var frameCount: Int64 = 0
+  private var previousT: Double?
+
+  public static let formatVersion: Int64 = 1
+
+  public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
+    self.path = path
+    self.schema = schema
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw WorkbenchError(.input, "no such file", at: SourceLocation(file: path),
+        help: "check the path given to --input")
+    }
+    guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+      throw WorkbenchError(.input, isDirectory.boolValue ? "is a folder, not a trace file" : "cannot read the file (permissions?)",
+        at: SourceLocation(file: path), help: "--input takes a .jsonl measurement trace")
+    }
+    bytes = Array(data)
+  }
+
+  /// The next frame, or nil at the end of the trace.
+  public mutating func next() throws(WorkbenchError) -> MeasurementFrame? {
+    while offset < bytes.count {
+      let start = offset
+      var end = start
+      while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+      offset = end + 1
+      lineNumber += 1
+      var lineEnd = end
+      if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+      let line = bytes[start..<lineEnd]
+      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+      let value: JSONValue
+      do {
+        value = try JSONParser.parse(bytes: Array(line))
+      } catch {
+        throw problem("not valid JSON (column \(error.column)): \(error.message)")
+      }
+      guard case .object(let object) = value else {
+        throw problem("each line must be a JSON object, not \(value.kindName)")
+      }
+      if let version = object["workbench_trace"] {
+        guard lineNumber == 1 || header == nil && frameCount == 0 else {
+          throw problem("the header line must come first")
+        }
+        guard version.integerValue == TraceReader.formatVersion else {
+          throw problem("trace format version \(version.jsonText) is not supported (this workbench reads version \(TraceReader.formatVersion))")
+        }
+        header = object
+        continue
+      }
+      return try frame(from: object)
+    }
+    return nil
+  }
+
+  private func problem(_ message: String) -> WorkbenchError {
+    WorkbenchError(.input, message, at: SourceLocation(file: path, line: lineNumber),
+      help: "see docs/traces.md for the format")
+  }
+
+  private mutating func frame(from object: JSONObject) throws(WorkbenchError) -> MeasurementFrame {
+    guard let tValue = object["t"] else { throw problem("missing \"t\" (the frame's time in seconds)") }
+    guard let t = tValue.doubleValue, t.isFinite else {
+      throw problem("\"t\" must be a number of seconds, not \(tValue.kindName)")
+    }
+    if let previousT, t < previousT {
+      throw problem("time goes backwards: t = \(t) after t = \(previousT)")
+    }
+    previousT = t
+    var index = frameCount
+    if let frameValue = object["frame"] {
+      guard let number = frameValue.integerValue, number >= 0 else {
+        throw problem("\"frame\" must be a whole number ≥ 0")
+      }
+      index = number
+    }
+    frameCount += 1
+    var frame = MeasurementFrame(t: t, index: index, values: [])
+    frame.values.reserveCapacity(schema.count)
+    for (key, value) in object where key != "t" && key != "frame" {
+      try store(value, key: .name(key), parent: -1, in: &frame)
+    }
+    return frame
+  }
+
+  private func store(_ value: JSONValue, key: MeasurementKey, parent: Int, in frame: inout MeasurementFrame) throws(WorkbenchError) {
+    let isTable: Bool
+    switch value {
+    case .object, .array: isTable = true
+    default: isTable = false
+    }
+    let id: Int
+    switch schema.node(parent: parent, key: key, isTable: isTable) {
+    case .success(let node): id = node
+    case .failure(let error): throw problem(error.description)
+    }
+    switch value {
+    case .null: frame[id] = .absent
+    case .bool(let bool): frame[id] = .bool(bool)
+    case .integer(let integer): frame[id] = .integer(integer)
+    case .number(let number): frame[id] = .number(number)
+    case .string(let string): frame[id] = .string(string)
+    case .array(let array):
+      frame[id] = .table
+      for (position, element) in array.enumerated() {
+        try store(element, key: .index(Int64(position + 1)), parent: id, in: &frame)
+      }
+    case .object(let object):
+      frame[id] = .table
+      for (childKey, child) in object {
+        try store(child, key: .name(childKey), parent: id, in: &frame)
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import Diagnostics
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file written through a temporary name and renamed into place when
+/// finished, so that the path never holds a half-written file. "-" writes
+/// to standard output instead.
+public final class OutputFile {
+  public let path: String
+  private let temporaryPath: String?
+  private var handle: UnsafeMutablePointer<FILE>?
+  private let flushEachWrite: Bool
+
+  public var isStandardOutput: Bool { temporaryPath == nil }
+
+  public init(path: String) throws(WorkbenchError) {
+    self.path = path
+    if path == "-" {
+      temporaryPath = nil
+      handle = fdopen(dup(STDOUT_FILENO), "w")
+      flushEachWrite = true
+      return
+    }
+    let url = URL(fileURLWithPath: path)
+    let directory = url.deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw WorkbenchError(.usage, "the folder \(directory) does not exist", at: SourceLocation(file: path),
+        help: "create it first or choose another output path")
+    }
+    let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).tmp"
+    guard let opened = fopen(temporary, "wb") else {
+      let reason = String(cString: strerror(errno))
+      throw WorkbenchError(.usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
+        help: "check the folder's permissions or choose another output path")
+    }
+    temporaryPath = temporary
+    handle = opened
+    flushEachWrite = false
+  }
+
+  deinit {
+    // Not finished: keep what was written rather than lose it.
+    try? finish()
+  }
+
+  public func write(_ bytes: [UInt8]) {
+    guard let handle else { return }
+    bytes.withUnsafeBufferPointer { buffer in
+      _ = fwrite(buffer.baseAddress, 1, buffer.count, handle)
+    }
+    if flushEachWrite { fflush(handle) }
+  }
+
+  /// Flushes, closes and moves the file into place.
+  public func finish() throws(WorkbenchError) {
+    guard let handle else { return }
+    self.handle = nil
+    guard let temporaryPath else {
+      fflush(handle)
+      return
+    }
+    let flushed = fflush(handle) == 0 && fsync(fileno(handle)) == 0
+    let closed = fclose(handle) == 0
+    guard flushed, closed, rename(temporaryPath, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      throw WorkbenchError(.usage, "could not finish writing: \(reason)", at: SourceLocation(file: path),
+        help: "the partial output is at \(temporaryPath)")
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import CLuaShim
+import JSONCore
+
+/// Limits that keep one flow from taking the host down with it.
+public struct ScriptLimits: Sendable, Equatable {
+  /// Bytes the Lua state may hold; 0 for no cap.
+  public var memoryLimit: Int
+  /// VM instructions per call into the script; 0 for no budget.
+  public var instructionLimit: Int64
+  /// Largest estimated step count of one string-pattern operation.
+  public var patternBudget: Double
+
+  public init(memoryLimit: Int = 64 << 20, instructionLimit: Int64 = 10_000_000, patternBudget: Double = 1e8) {
+    self.memoryLimit = memoryLimit
+    self.instructionLimit = instructionLimit
+    self.patternBudget = patternBudget
+  }
+}
+
+/// The functions a script can call in the host (through `require "wb.native"`).
+public enum NativeFunction: Int32, Sendable {
+  case log = 1
+  case hint = 2
+  case status = 3
+  case settings = 4
+  case text = 5
+  case event = 6
+}
+
+/// A failure the host reports back to the script; it becomes a Lua error at
+/// the flow's line.
+public struct HostCallFailure: Error, Sendable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+}
+
+/// Receives calls from Lua. Answers with a Lua expression for the return
+/// values (see `LuaLiteral`), or nil for none.
+public protocol ScriptHost: AnyObject {
+  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String?
+}
+
+/// What a step's update said about the current frame.
+public enum StepOutcome: Equatable, Sendable {
+  case continuing
+  case passed
+  case failed(reason: String?, code: Int64?)
+}
+
+/// One Lua state for one flow. Not thread-safe: own it from one thread.
+public final class LuaVM {
+  private let vm: OpaquePointer
+  private let hostBox: HostBox
+
+  public init(limits: ScriptLimits, host: any ScriptHost) throws(ScriptError) {
+    let box = HostBox()
+    box.host = host
+    hostBox = box
+    var cLimits = wb_limits(
+      memory_limit: limits.memoryLimit, instruction_limit: limits.instructionLimit,
+      pattern_budget: limits.patternBudget)
+    guard let created = wb_vm_new(&cLimits, hostTrampoline, Unmanaged.passUnretained(box).toOpaque()) else {
+      throw ScriptError(kind: .memoryLimit, message: "cannot create a Lua state")
+    }
+    vm = created
+    box.vm = created
+  }
+
+  deinit { wb_vm_close(vm) }
+
+  public func addRequireRoot(directory: String, display: String) {
+    _ = wb_vm_add_require_root(vm, directory, display)
+  }
+
+  public func setLibraryPrefix(_ prefix: String) { wb_vm_set_library_prefix(vm, prefix) }
+
+  public func seedRandom(_ seed: Int64) { wb_vm_seed_random(vm, seed) }
+
+  /// Runs a flow file; its returned value is kept as the flow.
+  public func runFile(path: String, chunkName: String) throws(ScriptError) {
+    try check(wb_vm_run_file(vm, path, chunkName))
+  }
+
+  public func runString(_ code: String, chunkName: String) throws(ScriptError) {
+    let bytes = Array(code.utf8)
+    let status = bytes.withUnsafeBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        wb_vm_run_string(vm, $0, buffer.count, chunkName)
+      }
+    }
+    try check(status)
+  }
+
+  /// Normalises the kept flow through `wb.runtime.prepare` and returns its
+  /// plain description.
+  public func prepare() throws(ScriptError) -> JSONValue {
+    var json: UnsafePointer<CChar>?
+    var length = 0
+    try check(wb_vm_prepare(vm, &json, &length))
+    guard let json else { throw ScriptError(kind: .apiMisuse, message: "the flow description is empty") }
+    let bytes = Array(UnsafeRawBufferPointer(start: json, count: length))
+    do {
+      return try JSONParser.parse(bytes: bytes)
+    } catch {
+      throw ScriptError(kind: .apiMisuse, message: "the flow description is not valid JSON: \(error)")
+    }
+  }
+
+  /// Calls `flow:<name>(ctx, argument)` if the flow defines it.
+  public func callFlowHook(_ name: String, argument: JSONValue?) throws(ScriptError) {
+    let literal = argument.map(LuaLiteral.encode)
+    let status: wb_status
+    if let literal {
+      status = wb_vm_call_flow_hook(vm, name, literal)
+    } else {
+      status = wb_vm_call_flow_hook(vm, name, nil)
+    }
+    try check(status)
+  }
+
+  public func updateLimits(_ limits: ScriptLimits) {
+    var cLimits = wb_limits(
+      memory_limit: limits.memoryLimit, instruction_limit: limits.instructionLimit,
+      pattern_budget: limits.patternBudget)
+    wb_vm_set_limits(vm, &cLimits)
+  }
+
+  // MARK: Measurements and steps
+
+  /// Mirrors a node of the measurement tree; ids must be added in order.
+  /// `parent` is -1 at the top level; a node has a field name or, for
+  /// arrays, a 1-based index.
+  @discardableResult
+  public func addSchemaNode(parent: Int, name: String?, index: Int64, isTable: Bool) -> Int {
+    guard let name else {
+      return Int(wb_vm_schema_add(vm, Int32(parent), nil, 0, index, isTable ? 1 : 0))
+    }
+    var key = name
+    return key.withUTF8 { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        Int(wb_vm_schema_add(vm, Int32(parent), $0.baseAddress, $0.count, 0, isTable ? 1 : 0))
+      }
+    }
+  }
+
+  public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
+
+  public func startStep(_ index: Int, at t: Double) throws(ScriptError) {
+    try check(wb_vm_step_start(vm, Int32(index), t))
+  }
+
+  /// Refills `m` from the slots and calls the step's update, in one
+  /// protected call.
+  public func stepFrame(
+    _ index: Int, t: Double, frame: Int64, elapsed: Double, slots: UnsafePointer<wb_slot>?, slotCount: Int
+  ) throws(ScriptError) -> StepOutcome {
+    var outcome: Int32 = 0
+    var reason: UnsafePointer<CChar>?
+    var code: Int64 = 0
+    var hasCode: Int32 = 0
+    try check(
+      wb_vm_step_frame(
+        vm, Int32(index), t, frame, elapsed, slots, Int32(slotCount), &outcome, &reason, &code, &hasCode))
+    switch outcome {
+    case Int32(WB_STEP_PASSED.rawValue): return .passed
+    case Int32(WB_STEP_FAILED.rawValue):
+      return .failed(reason: reason.map { String(cString: $0) }, code: hasCode != 0 ? code : nil)
+    default: return .continuing
+    }
+  }
+
+  public var memoryInUse: Int { wb_vm_memory_in_use(vm) }
+  public var memoryPeak: Int { wb_vm_memory_peak(vm) }
+
+  @inline(__always)
+  private func check(_ status: wb_status) throws(ScriptError) {
+    if status == WB_OK { return }
+    throw ScriptError(wb_vm_last_error(vm).pointee)
+  }
+
+  fileprivate static func dispatch(
+    box: HostBox, function: Int32, arguments: UnsafePointer<CChar>?, length: Int
+  ) -> Int32 {
+    let vm = box.vm
+    func reply(_ text: String) {
+      var text = text
+      text.withUTF8 { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { wb_vm_reply(vm, $0.baseAddress, $0.count) }
+      }
+    }
+    guard let host = box.host, let native = NativeFunction(rawValue: function) else {
+      reply("the host is gone")
+      return 1
+    }
+    let bytes = arguments.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+    let parsed: [JSONValue]
+    do {
+      parsed = try JSONParser.parse(bytes: bytes).arrayValue ?? []
+    } catch {
+      reply("arguments could not be read: \(error)")
+      return 1
+    }
+    do {
+      if let answer = try host.call(native, arguments: parsed) { reply(answer) }
+      return 0
+    } catch {
+      reply(error.message)
+      return 1
+    }
+  }
+}
+
+/// Owned by the VM; C callbacks reach the host through it.
+private final class HostBox {
+  weak var host: (any ScriptHost)?
+  var vm: OpaquePointer?
+}
+
+private let hostTrampoline: wb_host_fn = { hostPointer, function, arguments, length in
+  guard let hostPointer else { return 1 }
+  let box = Unmanaged<HostBox>.fromOpaque(hostPointer).takeUnretainedValue()
+  return LuaVM.dispatch(box: box, function: function, arguments: arguments, length: length)
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Diagnostics
+import Flows
+import Foundation
+import Logging
+
+struct Workbench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "workbench",
+    abstract: "Run and check Lua liveness flows against camera sessions and measurement traces.",
+    discussion: """
+      A flow is a Lua script that declares an interaction (blink, turn, flip a card) with its
+      thresholds, timeouts and hints. workbench feeds it per-frame measurements and reports
+      what happened as events.
+
+      Exit codes: 0 passed, 1 failed, 2 usage/script/settings error, 3 license error,
+      4 input or camera error, 130 interrupted (see docs/exit-codes.md).
+
+      Example:
+        workbench run examples/blink.lua --input examples/traces/blink-pass.jsonl
+      """,
+    version: WorkbenchVersion.current,
+    subcommands: [RunCommand.self, CheckCommand.self, SettingsCommand.self])
+}
+
+/// Options every command that loads a flow shares.
+struct FlowSettingsOptions: ParsableArguments {
+  @Option(name: .long, help: ArgumentHelp("A JSON settings file, above the flow's own values (repeatable; later wins).", valueName: "file"))
+  var config: [String] = []
+
+  @Option(name: .customLong("set"), help: ArgumentHelp("Set one setting, above everything else (repeatable), e.g. --set flow.time_limit=20.", valueName: "key=value"))
+  var assignments: [String] = []
+
+  @Option(name: .long, help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
+  var lang: String?
+
+  func flowOptions(path: String) -> FlowOptions {
+    var options = FlowOptions(flowPath: path)
+    options.configFiles = config
+    options.assignments = assignments
+    options.language = lang
+    return options
+  }
+}
+
+struct LoggingOptions: ParsableArguments {
+  @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+  var logLevel: String = "info"
+
+  @Option(name: .long, help: ArgumentHelp("Also write the log of this session to a file.", valueName: "file"))
+  var logFile: String?
+
+  func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("--log-level must be one of: trace, debug, info, notice, warning, error, critical")
+    }
+  }
+
+  func bootstrap() throws(WorkbenchError) -> Logger {
+    try WorkbenchLog.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info, file: logFile)
+    return Logger(label: "workbench")
+  }
+}
+
+/// Prints the error and ends the process with its exit code.
+func fail(_ error: WorkbenchError) -> ExitCode {
+  DiagnosticPrinter.print(error)
+  return ExitCode(error.status.rawValue)
+}
+
+func standardOutput(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+func standardError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+import Foundation
+
+// ArgumentParser exits with 64 on a usage error; workbench documents 2.
+do {
+  var command = try Workbench.parseAsRoot()
+  try command.run()
+} catch {
+  let code = Workbench.exitCode(for: error)
+  if code == .validationFailure {
+    FileHandle.standardError.write(Data((Workbench.fullMessage(for: error) + "\n").utf8))
+    exit(2)
+  }
+  Workbench.exit(withError: error)
+}

@@ -1,0 +1,170 @@
+-- The workbench flow API: what a flow file sees as `require "wb"`.
+--
+-- Everything here is plain Lua on top of a few host functions
+-- (require "wb.native"): read it, copy it, override it. A flow folder that
+-- holds its own wb/init.lua or wb/steps.lua is searched first.
+
+local native = require "wb.native"
+local problems = require "wb.problems"
+local steps = require "wb.steps"
+
+local wb = {}
+
+-- Logging through the host's logger: wb.log("text") logs at info level,
+-- wb.log.debug / .info / .warn / .error at their levels.
+local function log_at(level)
+  return function(...)
+    local parts = table.pack(...)
+    for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+    native.log(level, table.concat(parts, " ", 1, parts.n))
+  end
+end
+wb.log = setmetatable({
+  trace = log_at "trace", debug = log_at "debug", info = log_at "info",
+  warn = log_at "warning", warning = log_at "warning", error = log_at "error",
+}, { __call = function(_, ...) return log_at "info"(...) end })
+
+-- The localized text of a message key, with {param} substituted.
+function wb.text(key, params)
+  return native.text(key, params)
+end
+
+local function guard(tree, prefix)
+  for key, value in pairs(tree) do
+    if type(value) == "table" then guard(value, prefix .. key .. ".") end
+  end
+  return setmetatable(tree, {
+    __index = function(_, key)
+      error("unknown setting '" .. prefix .. tostring(key) .. "'", 2)
+    end,
+  })
+end
+
+local effective
+
+-- Declares the flow's own settings and sets values of existing ones, in
+-- the "flow" layer (--config and --set still override them):
+--
+--   local S = wb.settings {
+--     ["blink.close_below"] = { type = "number", default = 0.2, min = 0, max = 1,
+--                               doc = "eye openness that counts as closed" },
+--     ["flow.time_limit"] = 20,
+--   }
+--   print(S.blink.close_below)
+--
+-- Returns every effective setting as a nested table; reading a key that
+-- does not exist is an error.
+function wb.settings(spec)
+  if spec ~= nil and type(spec) ~= "table" then
+    error("wb.settings expects a table of declarations and values", 2)
+  end
+  local declare, values = {}, {}
+  for key, value in pairs(spec or {}) do
+    if type(key) ~= "string" then
+      error("wb.settings: keys must be setting names like \"blink.close_below\"", 2)
+    end
+    if type(value) == "table" then declare[key] = value else values[key] = value end
+  end
+  effective = guard(native.settings({ declare = declare, values = values }), "")
+  return effective
+end
+
+-- The effective value of one setting, by its dotted name.
+function wb.setting(key)
+  if effective == nil then wb.settings() end
+  local node = effective
+  for part in string.gmatch(key, "[^.]+") do
+    node = node[part]
+  end
+  return node
+end
+
+local flow_fields = {
+  name = "string", steps = "table", time_limit = "number", step_timeout = "number",
+  delay = "number", random = "table", seed = "number", codes = "table",
+  messages = "table", on_finish = "function", description = "string",
+}
+
+local function known_fields(fields)
+  local names = {}
+  for name in pairs(fields) do names[#names + 1] = name end
+  table.sort(names)
+  return table.concat(names, ", ")
+end
+
+-- Builds a flow. See docs/flow-api.md for every field.
+function wb.flow(spec)
+  local where = native.where(2)
+  if type(spec) ~= "table" then
+    problems.add(where .. "wb.flow expects a table")
+    problems.raise(2)
+  end
+  for key, value in pairs(spec) do
+    local expected = flow_fields[key]
+    if expected == nil then
+      problems.add(where .. "wb.flow: unknown field '" .. tostring(key) .. "' (known: " .. known_fields(flow_fields) .. ")")
+    elseif type(value) ~= expected then
+      problems.add(where .. "wb.flow: field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
+    end
+  end
+  if type(spec.name) ~= "string" or spec.name == "" then
+    problems.add(where .. "wb.flow: a flow needs a name (name = \"...\")")
+  end
+  local list = {}
+  if type(spec.steps) ~= "table" or #spec.steps == 0 then
+    problems.add(where .. "wb.flow: a flow needs at least one step (steps = { ... })")
+  else
+    for index, step in ipairs(spec.steps) do
+      list[index] = steps.normalize(step, index, where)
+    end
+  end
+
+  local values = {}
+  if type(spec.time_limit) == "number" then values["flow.time_limit"] = spec.time_limit end
+  if type(spec.step_timeout) == "number" then values["flow.step_timeout"] = spec.step_timeout end
+  if type(spec.delay) == "number" then values["flow.step_delay"] = spec.delay end
+  if type(spec.seed) == "number" then values["flow.seed"] = spec.seed end
+  if type(spec.random) == "table" then
+    values["flow.order"] = "random"
+    local pick = spec.random.pick
+    if pick ~= nil then
+      if math.type(pick) ~= "integer" or pick < 1 then
+        problems.add(where .. "wb.flow: random.pick must be a whole number of steps, at least 1")
+      elseif pick > #list then
+        problems.add(where .. "wb.flow: random.pick is " .. pick .. " but the flow has only " .. #list .. " steps")
+      else
+        values["flow.pick"] = pick
+      end
+    end
+  end
+  if type(spec.codes) == "table" then
+    for reason, code in pairs(spec.codes) do
+      if type(reason) ~= "string" or math.type(code) ~= "integer" then
+        problems.add(where .. "wb.flow: codes maps reasons to whole numbers, e.g. codes = { time_limit = 4 }")
+      elseif code < 0 then
+        problems.add(where .. "wb.flow: code " .. code .. " for '" .. reason .. "' is negative; negative codes are the engine's")
+      end
+    end
+  end
+  problems.raise(2)
+  if next(values) ~= nil then native.settings({ declare = {}, values = values }) end
+
+  return {
+    kind = "wb.flow",
+    name = spec.name,
+    description = spec.description,
+    steps = list,
+    codes = spec.codes or {},
+    messages = spec.messages or {},
+    on_finish = spec.on_finish,
+  }
+end
+
+-- The step vocabulary (see wb/steps.lua).
+wb.step = steps.step
+wb.threshold = steps.threshold
+wb.range = steps.range
+wb.sequence = steps.sequence
+wb.field = steps.field
+
+return wb

@@ -1,0 +1,277 @@
+-- The generic step vocabulary: threshold, range, sequence, and steps
+-- written as plain functions. Every step is a table with
+--
+--   name     shown in events
+--   timeout  seconds (optional; default: the setting flow.step_timeout)
+--   hint     message key shown when the step starts (optional)
+--   needs    measurement fields the step reads, e.g. { "face.yaw" }
+--   hints    every message key the step may show (for `workbench check`)
+--   start(self, ctx)          called when the step starts (optional)
+--   update(self, m, ctx)      called for every frame; returns
+--                              true               the step passed
+--                              false, reason[, code]  it failed
+--                              nil                keep going
+--
+-- `m` is the frame's measurements (m.t in seconds, m.frame, m.face.yaw,
+-- ...). The host refills the same table every frame: copy what you keep.
+
+local native = require "wb.native"
+local problems = require "wb.problems"
+
+local steps = {}
+
+-- A getter for a dotted field name: field("face.yaw")(m) == m.face.yaw, or
+-- nil when any part is missing.
+function steps.field(path)
+  local parts = {}
+  for part in string.gmatch(path, "[^.]+") do
+    parts[#parts + 1] = tonumber(part) and math.tointeger(tonumber(part)) or part
+  end
+  local a, b, c = parts[1], parts[2], parts[3]
+  if #parts == 1 then
+    return function(m) return m[a] end
+  elseif #parts == 2 then
+    return function(m)
+      local t = m[a]
+      if t ~= nil then return t[b] end
+    end
+  elseif #parts == 3 then
+    return function(m)
+      local t = m[a]
+      if t == nil then return nil end
+      t = t[b]
+      if t ~= nil then return t[c] end
+    end
+  end
+  return function(m)
+    local t = m
+    for i = 1, #parts do
+      if type(t) ~= "table" then return nil end
+      t = t[parts[i]]
+    end
+    return t
+  end
+end
+
+local common_fields = {
+  name = "string", timeout = "number", hint = "string", hint_params = "table",
+  needs = "table", hints = "table", start = "function", update = "function",
+  fail_code = "number", within_ms = "number",
+}
+
+-- Checks a step spec against the fields it may have, collecting problems.
+local function check_fields(kind, spec, fields, where)
+  for key, value in pairs(spec) do
+    if type(key) == "string" then
+      local expected = fields[key] or common_fields[key]
+      if expected == nil then
+        local known = {}
+        for name in pairs(fields) do known[#known + 1] = name end
+        for name in pairs(common_fields) do known[#known + 1] = name end
+        table.sort(known)
+        problems.add(where .. kind .. ": unknown field '" .. key .. "' (known: " .. table.concat(known, ", ") .. ")")
+      elseif expected ~= "any" and type(value) ~= expected then
+        problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
+      end
+    end
+  end
+  if spec.timeout ~= nil and type(spec.timeout) == "number" and spec.timeout <= 0 then
+    problems.add(where .. kind .. ": timeout must be more than 0 seconds")
+  end
+end
+
+local function collect_hints(spec)
+  local hints = {}
+  if spec.hint then hints[#hints + 1] = spec.hint end
+  for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
+  return hints
+end
+
+-- A step from a table with an update function (and optionally start), or
+-- a named plain function: wb.step("one face", function(m, ctx) ... end).
+function steps.step(spec, fn)
+  local where = native.where(2)
+  if type(spec) == "string" and type(fn) == "function" then
+    return { name = spec, needs = {}, hints = {}, update = function(_, m, ctx) return fn(m, ctx) end }
+  end
+  if type(spec) == "function" then spec = { update = spec } end
+  if type(spec) ~= "table" then
+    problems.add(where .. "wb.step expects a table or a function")
+    return { name = "invalid", update = function() end }
+  end
+  check_fields("wb.step", spec, {}, where)
+  if type(spec.update) ~= "function" then
+    problems.add(where .. "wb.step: a step needs update = function(self, m, ctx) ... end")
+  end
+  spec.hints = collect_hints(spec)
+  return spec
+end
+
+-- threshold: passes on the first frame where a measurement is beyond a
+-- value: `above = v` (value > v) or `below = v` (value < v). The
+-- measurement is a field, or a function of the frame (then list the fields
+-- it reads in `needs`).
+--   wb.threshold { name = "turn left", field = "face.yaw", above = 20 }
+--   wb.threshold { value = function(m) return m.face.ear_left + m.face.ear_right end,
+--                  needs = { "face.ear_left", "face.ear_right" }, below = 0.4 }
+function steps.threshold(spec)
+  local where = native.where(2)
+  check_fields("wb.threshold", spec, { field = "string", value = "function", above = "number", below = "number" }, where)
+  if (type(spec.field) == "string") == (type(spec.value) == "function") then
+    problems.add(where .. "wb.threshold: give field = \"group.name\" or value = function(m) ... end")
+  end
+  if (spec.above == nil) == (spec.below == nil) then
+    problems.add(where .. "wb.threshold: give exactly one of above = value or below = value")
+  end
+  local get = spec.value or steps.field(spec.field or "")
+  local above, below = spec.above, spec.below
+  local step = {
+    name = spec.name or ("threshold " .. tostring(spec.field or "value")),
+    timeout = spec.timeout, hint = spec.hint, hint_params = spec.hint_params,
+    needs = spec.needs or { spec.field }, hints = collect_hints(spec), fail_code = spec.fail_code,
+    within_ms = spec.within_ms, field = spec.field, above = above, below = below,
+  }
+  if above ~= nil then
+    function step.update(_, m)
+      local value = get(m)
+      if value ~= nil and value > above then return true end
+    end
+  else
+    function step.update(_, m)
+      local value = get(m)
+      if value ~= nil and value < below then return true end
+    end
+  end
+  return step
+end
+
+-- range: passes once a measurement (a field or a value function, as for
+-- threshold) has stayed inside [min, max] for at least hold_ms
+-- milliseconds without leaving it (a missing value counts as leaving).
+--   wb.range { name = "face front-on", field = "face.yaw", min = -5, max = 5, hold_ms = 500 }
+function steps.range(spec)
+  local where = native.where(2)
+  check_fields("wb.range", spec, { field = "string", value = "function", min = "number", max = "number", hold_ms = "number" }, where)
+  if (type(spec.field) == "string") == (type(spec.value) == "function") then
+    problems.add(where .. "wb.range: give field = \"group.name\" or value = function(m) ... end")
+  end
+  if spec.min == nil and spec.max == nil then problems.add(where .. "wb.range: give min, max or both") end
+  if spec.min and spec.max and spec.min > spec.max then
+    problems.add(where .. "wb.range: min (" .. spec.min .. ") is above max (" .. spec.max .. ")")
+  end
+  local get = spec.value or steps.field(spec.field or "")
+  local min, max = spec.min or -math.huge, spec.max or math.huge
+  local hold = (spec.hold_ms or 0) / 1000
+  local step = {
+    name = spec.name or ("range " .. tostring(spec.field or "value")),
+    timeout = spec.timeout, hint = spec.hint, hint_params = spec.hint_params,
+    needs = spec.needs or { spec.field }, hints = collect_hints(spec), fail_code = spec.fail_code,
+    within_ms = spec.within_ms, field = spec.field, min = spec.min, max = spec.max, hold_ms = spec.hold_ms,
+  }
+  local entered_at
+  function step.start() entered_at = nil end
+  function step.update(_, m)
+    local value = get(m)
+    if value == nil or value < min or value > max then
+      entered_at = nil
+      return nil
+    end
+    if entered_at == nil then entered_at = m.t end
+    if m.t - entered_at >= hold then return true end
+  end
+  return step
+end
+
+-- sequence: sub-steps in order. Each sub-step after the first may have
+-- within_ms: the time it has after the previous one passed; when that runs
+-- out the sequence starts again from the first sub-step (a reset, not a
+-- failure). A blink:
+--   wb.sequence { name = "blink",
+--     wb.threshold { field = "face.eye_openness", below = 0.2 },
+--     wb.threshold { field = "face.eye_openness", above = 0.3, within_ms = 400 },
+--   }
+-- A sub-step is any step; give it a reset timeout with within_ms in its
+-- own spec, or wrap it as { within_ms = N, step }.
+function steps.sequence(spec)
+  local where = native.where(2)
+  check_fields("wb.sequence", spec, {}, where)
+  local parts, needs, hints = {}, {}, collect_hints(spec)
+  for index, item in ipairs(spec) do
+    local within = nil
+    local sub = item
+    if type(item) == "table" and item.update == nil and item[1] ~= nil then
+      within = item.within_ms
+      sub = item[1]
+    elseif type(item) == "table" then
+      within = item.within_ms
+    end
+    sub = steps.normalize(sub, index, where)
+    for _, field in ipairs(sub.needs or {}) do needs[#needs + 1] = field end
+    for _, key in ipairs(sub.hints or {}) do hints[#hints + 1] = key end
+    parts[index] = { step = sub, within = within and within / 1000 or nil }
+  end
+  if #parts == 0 then problems.add(where .. "wb.sequence: a sequence needs at least one sub-step") end
+
+  local step = {
+    name = spec.name or "sequence", timeout = spec.timeout, hint = spec.hint,
+    hint_params = spec.hint_params, needs = needs, hints = hints, fail_code = spec.fail_code,
+    parts = parts, resets = 0,
+  }
+  local current, previous_passed_at
+
+  local function restart(self, ctx)
+    current, previous_passed_at = 1, nil
+    local first = parts[1]
+    if first and first.step.start then first.step.start(first.step, ctx) end
+  end
+
+  function step.start(self, ctx)
+    self.resets = 0
+    restart(self, ctx)
+  end
+
+  function step.update(self, m, ctx)
+    local part = parts[current]
+    if part == nil then return true end
+    if part.within and previous_passed_at and m.t - previous_passed_at > part.within then
+      self.resets = self.resets + 1
+      restart(self, ctx)
+      part = parts[current]
+    end
+    local ok, reason, code = part.step.update(part.step, m, ctx)
+    if ok == false then return false, reason, code end
+    if ok then
+      previous_passed_at = m.t
+      current = current + 1
+      local following = parts[current]
+      if following == nil then return true end
+      if following.step.start then following.step.start(following.step, ctx) end
+    end
+  end
+  return step
+end
+
+-- Turns anything a flow lists as a step into a step table.
+function steps.normalize(item, index, where)
+  if type(item) == "function" then
+    local fn = item
+    return {
+      name = "step " .. index, needs = {}, hints = {},
+      update = function(_, m, ctx) return fn(m, ctx) end,
+    }
+  end
+  if type(item) ~= "table" then
+    problems.add(where .. "step " .. index .. " is a " .. type(item) .. "; a step is a table or a function")
+    return { name = "step " .. index, update = function() end, needs = {}, hints = {} }
+  end
+  if type(item.update) ~= "function" then
+    problems.add(where .. "step " .. index .. " has no update function (build it with wb.step, wb.threshold, ...)")
+    item.update = function() end
+  end
+  item.name = item.name or ("step " .. index)
+  item.needs = item.needs or {}
+  item.hints = item.hints or collect_hints(item)
+  return item
+end
+
+return steps
