@@ -48,6 +48,7 @@ struct wb_vm {
 
   wb_root roots[WB_MAX_ROOTS];
   char library_prefix[256];
+  char main_chunk[256];
   int root_count;
 
   wb_node *nodes;

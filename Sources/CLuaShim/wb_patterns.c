@@ -121,11 +121,16 @@ static int guarded_pattern_function(lua_State *L) {
     }
     double cost = estimate_cost(pattern, pattern_length, subject_length - subject_from);
     if (cost > vm->limits.pattern_budget) {
-      return luaL_error(L,
-                        "string.%s: pattern \"%s\" may take about %.1e matching steps on a %d-byte "
-                        "subject (budget %.1e); simplify the pattern or shorten the subject",
-                        name, pattern, cost, (int)(subject_length - subject_from),
-                        vm->limits.pattern_budget);
+      /* lua_pushfstring knows no %e: format here. */
+      char text[400];
+      snprintf(text, sizeof text,
+               "string.%s: pattern \"%.60s\" may take about %.1e matching steps on a %zu-byte subject "
+               "(budget %.1e); simplify the pattern or shorten the subject",
+               name, pattern, cost, subject_length - subject_from, vm->limits.pattern_budget);
+      luaL_where(L, 1);
+      lua_pushstring(L, text);
+      lua_concat(L, 2);
+      return lua_error(L);
     }
   }
   int arguments = lua_gettop(L);

@@ -236,7 +236,17 @@ static int native_function(lua_State *L);
    the step library can report mistakes at the flow's line without the
    debug library. */
 static int native_where(lua_State *L) {
-  luaL_where(L, (int)luaL_optinteger(L, 1, 1));
+  wb_vm *vm = wb_vm_from_state(L);
+  lua_Debug ar;
+  int level = (int)luaL_optinteger(L, 1, 1);
+  if (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+    lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+    return 1;
+  }
+  /* `return wb.flow { ... }` is a tail call: the flow's frame is gone, but
+     the mistake is still in the flow file. */
+  if (vm->main_chunk[0] != 0) lua_pushfstring(L, "%s: ", vm->main_chunk);
+  else lua_pushliteral(L, "");
   return 1;
 }
 
@@ -410,6 +420,40 @@ static int print_to_log(lua_State *L) {
   return 0;
 }
 
+/* Reading a global the sandbox removed says so, instead of the puzzling
+   "attempt to index a nil value". Other missing globals stay nil. */
+static int missing_global(lua_State *L) {
+  const char *name = lua_tostring(L, 2);
+  static const char *const removed[] = {"io", "debug", "package", "dofile", "loadfile", NULL};
+  for (int i = 0; name != NULL && removed[i]; i++) {
+    if (strcmp(name, removed[i]) == 0) {
+      return luaL_error(L, "'%s' is not available in flows: the sandbox has no file, process or debug access", name);
+    }
+  }
+  return 0;
+}
+
+static int missing_os_function(lua_State *L) {
+  const char *name = lua_tostring(L, 2);
+  return luaL_error(L, "os.%s is not available in flows: only os.clock, os.time and os.date are",
+                    name ? name : "?");
+}
+
+static void explain_removed_globals(lua_State *L) {
+  lua_pushglobaltable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, missing_global);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  lua_getglobal(L, "os");
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, missing_os_function);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+}
+
 static void open_sandbox(lua_State *L) {
   static const luaL_Reg libraries[] = {
       {LUA_GNAME, luaopen_base},        {LUA_TABLIBNAME, luaopen_table}, {LUA_STRLIBNAME, luaopen_string},
@@ -458,6 +502,7 @@ static void open_sandbox(lua_State *L) {
   lua_setglobal(L, "require");
 
   wb_guard_string_patterns(L);
+  explain_removed_globals(L);
 }
 
 static int new_reference_table(lua_State *L) {
@@ -588,6 +633,7 @@ wb_status wb_vm_run_string(wb_vm *vm, const char *code, size_t length, const cha
 
 wb_status wb_vm_run_file(wb_vm *vm, const char *path, const char *chunk_name) {
   clear_error(vm);
+  snprintf(vm->main_chunk, sizeof vm->main_chunk, "%s", chunk_name);
   size_t length;
   int error_number;
   char *source = read_whole_file(path, &length, &error_number);

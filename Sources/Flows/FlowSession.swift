@@ -73,7 +73,10 @@ public enum FlowSession {
       fields["code"] = .integer(error.status == .interrupted ? -130 : -2)
       fields["reason"] = .string(reason)
       fields["message"] = .string(error.status == .interrupted ? "interrupted" : "the flow could not be loaded")
-      fields["error"] = .string(error.diagnostics.map(\.description).joined(separator: "\n"))
+      fields["error"] = .string(
+        error.diagnostics.map { diagnostic in
+          (diagnostic.location.map { "\($0): " } ?? "") + diagnostic.message
+        }.joined(separator: "\n"))
       sinks.emit(Event(type: "result", t: 0, frame: 0, fields: fields))
       var outcome = RunOutcome(status: error.status, result: nil, flowName: nil, problems: error.diagnostics,
         detail: error.detail, eventsToStandardOutput: eventsToStandardOutput)

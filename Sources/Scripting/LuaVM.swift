@@ -72,7 +72,12 @@ public final class LuaVM {
     _ = wb_vm_add_require_root(vm, directory, display)
   }
 
-  public func setLibraryPrefix(_ prefix: String) { wb_vm_set_library_prefix(vm, prefix) }
+  private var libraryPrefix = ""
+
+  public func setLibraryPrefix(_ prefix: String) {
+    libraryPrefix = prefix
+    wb_vm_set_library_prefix(vm, prefix)
+  }
 
   public func seedRandom(_ seed: Int64) { wb_vm_seed_random(vm, seed) }
 
@@ -175,7 +180,7 @@ public final class LuaVM {
   @inline(__always)
   private func check(_ status: wb_status) throws(ScriptError) {
     if status == WB_OK { return }
-    throw ScriptError(wb_vm_last_error(vm).pointee)
+    throw ScriptError(wb_vm_last_error(vm).pointee, libraryPrefix: libraryPrefix)
   }
 
   fileprivate static func dispatch(

@@ -30,7 +30,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
     self.line = line
   }
 
-  init(_ error: wb_error) {
+  init(_ error: wb_error, libraryPrefix: String) {
     switch error.status {
     case WB_ERR_SYNTAX: kind = .syntax
     case WB_ERR_MEMORY: kind = .memoryLimit
@@ -41,19 +41,22 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
     default: kind = .runtime
     }
     message = String(cString: error.message)
-    traceback = ScriptError.shortTraceback(String(cString: error.traceback))
+    traceback = ScriptError.shortTraceback(String(cString: error.traceback), libraryPrefix: libraryPrefix)
     let fileName = String(cString: error.file)
     file = fileName.isEmpty ? nil : fileName
     line = error.line > 0 ? Int(error.line) : nil
   }
 
-  /// Keeps the Lua frames that help a flow author: no C frames, no more
-  /// than six lines.
-  static func shortTraceback(_ text: String) -> [String] {
+  /// Keeps the Lua frames that help a flow author: no C frames, no frames
+  /// of the step library, no more than six lines.
+  static func shortTraceback(_ text: String, libraryPrefix: String) -> [String] {
     let frames = text.split(separator: "\n").dropFirst().map {
       $0.trimmingCharacters(in: [" ", "\t"])
     }
-    let useful = frames.filter { !$0.hasPrefix("[C]") && !$0.isEmpty && $0 != "(...tail calls...)" }
+    let useful = frames.filter {
+      !$0.hasPrefix("[C]") && !$0.isEmpty && $0 != "(...tail calls...)"
+        && (libraryPrefix.isEmpty || !$0.hasPrefix(libraryPrefix))
+    }
     if useful.count <= 6 { return useful }
     return Array(useful.prefix(5)) + ["... \(useful.count - 5) more"]
   }

@@ -107,16 +107,19 @@ function steps.step(spec, fn)
   return spec
 end
 
--- threshold: passes on the first frame where a measurement is beyond a
--- value: `above = v` (value > v) or `below = v` (value < v). The
--- measurement is a field, or a function of the frame (then list the fields
--- it reads in `needs`).
+-- threshold: passes when a measurement crosses a value: `above = v`
+-- (from <= v to > v) or `below = v` (from >= v to < v). It must first be
+-- seen on the near side, so a value that is already beyond when the step
+-- starts does not count; `crossing = false` passes on any frame beyond.
+-- The measurement is a field, or a function of the frame (then list the
+-- fields it reads in `needs`).
 --   wb.threshold { name = "turn left", field = "face.yaw", above = 20 }
 --   wb.threshold { value = function(m) return m.face.ear_left + m.face.ear_right end,
 --                  needs = { "face.ear_left", "face.ear_right" }, below = 0.4 }
 function steps.threshold(spec)
   local where = native.where(2)
-  check_fields("wb.threshold", spec, { field = "string", value = "function", above = "number", below = "number" }, where)
+  check_fields("wb.threshold", spec,
+    { field = "string", value = "function", above = "number", below = "number", crossing = "boolean" }, where)
   if (type(spec.field) == "string") == (type(spec.value) == "function") then
     problems.add(where .. "wb.threshold: give field = \"group.name\" or value = function(m) ... end")
   end
@@ -124,22 +127,24 @@ function steps.threshold(spec)
     problems.add(where .. "wb.threshold: give exactly one of above = value or below = value")
   end
   local get = spec.value or steps.field(spec.field or "")
-  local above, below = spec.above, spec.below
+  local limit = spec.above or spec.below or 0
+  local sign = spec.above ~= nil and 1 or -1
+  local must_cross = spec.crossing ~= false
   local step = {
     name = spec.name or ("threshold " .. tostring(spec.field or "value")),
     timeout = spec.timeout, hint = spec.hint, hint_params = spec.hint_params,
     needs = spec.needs or { spec.field }, hints = collect_hints(spec), fail_code = spec.fail_code,
-    within_ms = spec.within_ms, field = spec.field, above = above, below = below,
+    within_ms = spec.within_ms, field = spec.field, above = spec.above, below = spec.below,
   }
-  if above ~= nil then
-    function step.update(_, m)
-      local value = get(m)
-      if value ~= nil and value > above then return true end
-    end
-  else
-    function step.update(_, m)
-      local value = get(m)
-      if value ~= nil and value < below then return true end
+  local armed = not must_cross
+  function step.start() armed = not must_cross end
+  function step.update(_, m)
+    local value = get(m)
+    if value == nil then return nil end
+    if sign * (value - limit) > 0 then
+      if armed then return true end
+    else
+      armed = true
     end
   end
   return step
