@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WB_JSON_MAX_DEPTH 32
@@ -72,7 +73,13 @@ void wb_json_encode(lua_State *L, int index, luaL_Buffer *buffer, int depth) {
       if (!isfinite(value)) {
         snprintf(text, sizeof text, "null");
       } else {
-        snprintf(text, sizeof text, "%.17g", value);
+        /* The shortest text that reads back as the same double, and a
+           float stays a float (3.0, not 3). */
+        for (int precision = 15; precision <= 17; precision++) {
+          snprintf(text, sizeof text, "%.*g", precision, value);
+          if (strtod(text, NULL) == value) break;
+        }
+        if (strpbrk(text, ".eE") == NULL) strcat(text, ".0");
       }
     }
     luaL_addstring(buffer, text);

@@ -1,0 +1,51 @@
+import Foundation
+import JSONCore
+import Scripting
+
+/// A host that records calls and answers from a script.
+final class RecordingHost: ScriptHost {
+  var calls: [(NativeFunction, [JSONValue])] = []
+  var answer: (NativeFunction, [JSONValue]) throws(HostCallFailure) -> String? = { _, _ in nil }
+
+  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+    calls.append((function, arguments))
+    return try answer(function, arguments)
+  }
+}
+
+enum Repository {
+  static let root: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+  static var plugins: String { root + "/plugins" }
+}
+
+/// A VM with the repository's step library on its require path.
+func makeVM(
+  limits: ScriptLimits = ScriptLimits(memoryLimit: 16 << 20, instructionLimit: 1_000_000),
+  host: RecordingHost = RecordingHost(), extraRoot: String? = nil
+) throws -> LuaVM {
+  let vm = try LuaVM(limits: limits, host: host)
+  if let extraRoot { vm.addRequireRoot(directory: extraRoot, display: "flows") }
+  vm.addRequireRoot(directory: Repository.plugins, display: "plugins")
+  vm.setLibraryPrefix("plugins/wb/")
+  return vm
+}
+
+func temporaryFolder() throws -> String {
+  let path = NSTemporaryDirectory() + "wb-scripting-" + UUID().uuidString
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+/// Runs code and returns the error it raised (nil if none).
+func scriptError(_ vm: LuaVM, _ code: String, chunk: String = "test.lua") -> ScriptError? {
+  do {
+    try vm.runString(code, chunkName: chunk)
+    return nil
+  } catch {
+    return error
+  }
+}
