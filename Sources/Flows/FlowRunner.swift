@@ -153,7 +153,7 @@ public final class FlowRunner {
     case .notStarted:
       try start(position: 0, t: t)
     case .waiting(let position, let readyAt):
-      if t >= readyAt {
+      if t >= readyAt - FlowRunner.timeTolerance {
         try start(position: position, t: t)
       } else {
         checkTimeLimit(t)
@@ -183,7 +183,7 @@ public final class FlowRunner {
       phase = .finished
       finishFlow(success: false, reason: why, code: code ?? flow.description.steps[stepIndex].failCode)
     case .continuing:
-      if timeout > 0 && t - startedAt > timeout {
+      if timeout > 0 && t - startedAt > timeout + FlowRunner.timeTolerance {
         stepEvent(position, state: "failed", extra: [("reason", .string("step_timeout"))])
         phase = .finished
         finishFlow(success: false, reason: "step_timeout", code: flow.description.steps[stepIndex].failCode)
@@ -193,10 +193,13 @@ public final class FlowRunner {
     }
   }
 
+  /// Times are compared to the microsecond: 5/30 + 0.2 must equal 11/30.
+  static let timeTolerance = 1e-6
+
   private func rounded(_ seconds: Double) -> Double { (seconds * 1e6).rounded() / 1e6 }
 
   private func checkTimeLimit(_ t: Double) {
-    guard timeLimit > 0, let startT, t - startT > timeLimit, result == nil else { return }
+    guard timeLimit > 0, let startT, t - startT > timeLimit + FlowRunner.timeTolerance, result == nil else { return }
     if case .running(let position, _, _) = phase {
       stepEvent(position, state: "failed", extra: [("reason", .string("time_limit"))])
     }
