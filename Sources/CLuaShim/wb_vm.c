@@ -505,6 +505,15 @@ static void open_sandbox(lua_State *L) {
   explain_removed_globals(L);
 }
 
+/* Only reached by a Lua error outside any protected call, which the host
+   never makes on purpose: say what happened before aborting. */
+static int panic(lua_State *L) {
+  const char *message = lua_tostring(L, -1);
+  fprintf(stderr, "workbench: unprotected Lua error: %s\n", message ? message : "(no message)");
+  fflush(stderr);
+  return 0; /* Lua aborts after the panic function returns. */
+}
+
 static int new_reference_table(lua_State *L) {
   lua_newtable(L);
   return luaL_ref(L, LUA_REGISTRYINDEX);
@@ -539,6 +548,7 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
     return NULL;
   }
   memcpy(lua_getextraspace(L), &vm, sizeof vm);
+  lua_atpanic(L, panic);
   lua_pushcfunction(L, open_state);
   lua_pushlightuserdata(L, vm);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {

@@ -13,6 +13,8 @@ public struct RunOptions: Sendable {
   public var eventsPath: String?
   public var traceOutPath: String?
   public var showStatusLine: Bool
+  /// Pace the frames to the wall clock by their times, as a live session would.
+  public var realtime = false
 
   public init(flow: FlowOptions, inputPath: String) {
     self.flow = flow
@@ -97,12 +99,18 @@ public enum FlowSession {
           path: path, schema: schema,
           header: JSONObject([("flow", .string(flow.displayPath)), ("source", .string(WorkbenchHome.display(options.inputPath)))]))
       }
+      let pacer = options.realtime ? RealtimePacer() : nil
       while !runner.isFinished {
         if Interrupts.pending {
           runner.finish(interruptedBy: Interrupts.signalName)
           break
         }
         guard let frame = try reader.next() else { break }
+        pacer?.wait(until: frame.t)
+        if Interrupts.pending {
+          runner.finish(interruptedBy: Interrupts.signalName)
+          break
+        }
         traceWriter?.write(frame)
         runner.process(frame)
       }
@@ -130,5 +138,25 @@ public enum FlowSession {
     finishSinks(&outcome)
     logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes")
     return outcome
+  }
+}
+
+/// Sleeps so that frame times line up with the wall clock, in short naps
+/// that notice Ctrl-C.
+final class RealtimePacer {
+  private var origin: (input: Double, wall: Double)?
+
+  func wait(until t: Double) {
+    let now = ProcessInfo.processInfo.systemUptime
+    guard let origin else {
+      self.origin = (t, now)
+      return
+    }
+    var remaining = (t - origin.input) - (now - origin.wall)
+    while remaining > 0 && !Interrupts.pending {
+      let nap = min(remaining, 0.05)
+      usleep(UInt32(nap * 1_000_000))
+      remaining -= nap
+    }
   }
 }

@@ -33,6 +33,9 @@ struct RunCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
   var seed: Int64?
 
+  @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
+  var realtime = false
+
   @Flag(name: .shortAndLong, help: "No live status line and no summary.")
   var quiet = false
 
@@ -48,6 +51,7 @@ struct RunCommand: ParsableCommand {
     options.eventsPath = events
     options.traceOutPath = traceOut
     options.showStatusLine = !quiet
+    options.realtime = realtime
 
     let outcome = FlowSession.run(options, logger: logger)
     if !outcome.problems.isEmpty {
