@@ -145,6 +145,8 @@ public struct MessageCatalogs: Sendable {
     case .number(let number):
       // Measurements have noise in the last digits; one decimal reads well.
       let rounded = (number * 10).rounded() / 10
+      // Huge or non-finite values have no Int64 form: write them as JSON does.
+      guard rounded.isFinite, abs(rounded) < 1e15 else { return value.jsonText }
       return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
     default: return value.jsonText
     }

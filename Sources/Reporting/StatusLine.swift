@@ -33,6 +33,7 @@ public final class StatusLine: EventSink {
       startT = event.t
       timeLimit = event["time_limit"]?.doubleValue ?? 0
       stepCount = event["order"]?.arrayValue?.count ?? 0
+      return
     case "step":
       if event["state"]?.stringValue == "started" {
         step = event["name"]?.stringValue ?? ""
