@@ -51,7 +51,7 @@ public enum EffectiveSettings {
     let home = try WorkbenchHome.locate()
     var builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
     if FileManager.default.fileExists(atPath: home.settingsFile) {
-      try builder.load(configFile: home.settingsFile, layer: .configs)
+      try builder.load(configFile: WorkbenchHome.display(home.settingsFile), layer: .configs)
     }
     for file in options.configFiles { try builder.load(configFile: file, layer: .configFile) }
     for assignment in options.assignments {

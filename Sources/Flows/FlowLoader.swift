@@ -128,7 +128,7 @@ public enum FlowLoader {
     do {
       builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
       if FileManager.default.fileExists(atPath: home.settingsFile) {
-        try builder.load(configFile: home.settingsFile, layer: .configs)
+        try builder.load(configFile: WorkbenchHome.display(home.settingsFile), layer: .configs)
       }
     } catch {
       problems += error.diagnostics
