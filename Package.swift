@@ -52,6 +52,6 @@ let package = Package(
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
     .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["workbench"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["workbench"], exclude: ["Fixtures"]),
   ]
 )

@@ -102,6 +102,9 @@ public struct TraceReader {
   }
 
   private func store(_ value: JSONValue, key: MeasurementKey, parent: Int, in frame: inout MeasurementFrame) throws(WorkbenchError) {
+    // null only says "not measured in this frame" (absent is the default):
+    // it adds no node, so it does not fix the field as a value or a table.
+    if case .null = value { return }
     let isTable: Bool
     switch value {
     case .object, .array: isTable = true
@@ -113,7 +116,7 @@ public struct TraceReader {
     case .failure(let error): throw problem(error.description)
     }
     switch value {
-    case .null: frame[id] = .absent
+    case .null: return
     case .bool(let bool): frame[id] = .bool(bool)
     case .integer(let integer): frame[id] = .integer(integer)
     case .number(let number): frame[id] = .number(number)

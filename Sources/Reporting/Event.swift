@@ -19,6 +19,9 @@ public struct Event: Sendable, Equatable {
 
   public subscript(field: String) -> JSONValue? { fields[field] }
 
+  /// The keys every event line starts with; `fields` with these names are not written.
+  public static let reservedKeys: Set<String> = ["type", "t", "frame"]
+
   /// The event as one line of JSON, keys in a fixed order.
   public func write(to writer: inout JSONWriter) {
     writer.raw("{\"type\":")
@@ -29,7 +32,10 @@ public struct Event: Sendable, Equatable {
     writer.number((t * 1e6).rounded() / 1e6)
     writer.raw(",\"frame\":")
     writer.integer(frame)
-    for (key, value) in fields {
+    // A field named like a fixed key would write that key twice: the line
+    // would not be valid JSON, and readers that keep the last value would
+    // see a different type or time (a flow could forge a "result").
+    for (key, value) in fields where !Event.reservedKeys.contains(key) {
       writer.raw(UInt8(ascii: ","))
       writer.key(key)
       writer.value(value)

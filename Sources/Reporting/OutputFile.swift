@@ -31,8 +31,22 @@ public final class OutputFile {
       throw WorkbenchError(.usage, "the folder \(directory) does not exist", at: SourceLocation(file: path),
         help: "create it first or choose another output path")
     }
-    let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).tmp"
-    guard let opened = fopen(temporary, "wb") else {
+    // Created exclusively, so that two outputs to the same path (say
+    // --events and --trace-out) never share, and garble, one temporary file.
+    let base = directory + "/." + url.lastPathComponent + ".\(getpid())"
+    var temporary = base + ".tmp"
+    var opened: UnsafeMutablePointer<FILE>?
+    for attempt in 1...100 {
+      let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if descriptor >= 0 {
+        opened = fdopen(descriptor, "wb")
+        if opened == nil { close(descriptor) }
+        break
+      }
+      guard errno == EEXIST else { break }
+      temporary = base + ".\(attempt).tmp"
+    }
+    guard let opened else {
       let reason = String(cString: strerror(errno))
       throw WorkbenchError(.usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
         help: "check the folder's permissions or choose another output path")

@@ -52,23 +52,21 @@ public final class TraceWriter {
     case .absent: writer.raw("null")
     case .bool(let bool): writer.bool(bool)
     case .integer(let integer): writer.integer(integer)
-    case .number(let number): writer.number(number)
+    case .number(let number): writeFraction(number)
     case .string(let string): writer.string(string)
     case .table:
       let present = children[node].filter { frame[$0] != .absent }
-      let isArray = present.enumerated().allSatisfy { position, child in
-        schema.nodes[child].key == .index(Int64(position + 1))
+      var byPosition: [Int64: Int] = [:]
+      for child in present {
+        if case .index(let position) = schema.nodes[child].key, position >= 1 { byPosition[position] = child }
       }
-      if isArray && !present.isEmpty {
-        // Array positions are written in order even if they were first seen out of order.
-        let ordered = present.sorted {
-          if case .index(let a) = schema.nodes[$0].key, case .index(let b) = schema.nodes[$1].key { return a < b }
-          return false
-        }
+      if !present.isEmpty && byPosition.count == present.count, let last = byPosition.keys.max() {
+        // An array: positions are written in order even if they were first
+        // seen out of order, and absent ones as null so the rest keep theirs.
         writer.raw(UInt8(ascii: "["))
-        for (position, child) in ordered.enumerated() {
-          if position > 0 { writer.raw(UInt8(ascii: ",")) }
-          writeValue(child, frame)
+        for position in 1...last {
+          if position > 1 { writer.raw(UInt8(ascii: ",")) }
+          if let child = byPosition[position] { writeValue(child, frame) } else { writer.raw("null") }
         }
         writer.raw(UInt8(ascii: "]"))
       } else {
@@ -81,6 +79,16 @@ public final class TraceWriter {
         writer.raw(UInt8(ascii: "}"))
       }
     }
+  }
+
+  /// A fraction stays a fraction when read back (32.0, not 32), so a
+  /// replay gives the flow the same Lua number types as the original run.
+  private func writeFraction(_ number: Double) {
+    let start = writer.bytes.count
+    writer.number(number)
+    guard number.isFinite else { return }
+    let written = writer.bytes[start...]
+    if !written.contains(UInt8(ascii: ".")) && !written.contains(UInt8(ascii: "e")) { writer.raw(".0") }
   }
 
   public func finish() throws(WorkbenchError) { try output.finish() }

@@ -1,0 +1,88 @@
+import Foundation
+import JSONCore
+import Testing
+
+@Suite struct InterruptTests {
+  /// Starts `run` with events to a file in `folder`, waits until the run has
+  /// begun (its temporary events file exists: the signal handler is in
+  /// place by then), sends SIGINT and returns the outcome.
+  private func interruptedRun(
+    _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked
+  ) throws -> (Outcome, String) {
+    let eventsPath = folder.file("events.jsonl")
+    let launched = try Launched(
+      ["run"] + arguments + ["--events", eventsPath, "--quiet"], folder: folder, interrupts: interrupts)
+    let deadline = Date().addingTimeInterval(120)
+    while launched.isRunning && Date() < deadline
+      && !folder.listing.contains(where: { $0.hasPrefix(".events.jsonl.") && $0.hasSuffix(".tmp") })
+    {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    // Give it a moment to get into the frame loop or the Lua step.
+    Thread.sleep(forTimeInterval: 0.3)
+    #expect(launched.isRunning, "the run ended before it could be interrupted")
+    launched.process.interrupt()
+    return (launched.wait(), eventsPath)
+  }
+
+  private func checkInterrupted(_ outcome: Outcome, _ eventsPath: String) throws {
+    #expect(!outcome.signaled, "\(outcome)")
+    #expect(outcome.status == 130, "\(outcome)")
+    #expect(FileManager.default.fileExists(atPath: eventsPath))
+    let records = try events(eventsPath)
+    #expect(records.first?["type"] == "session")
+    let end = try result(records)
+    #expect(end["reason"] == "interrupted")
+    #expect(end["success"] == false)
+    #expect(end["code"] == -130)
+    #expect(end["message"]?.stringValue?.contains("SIGINT") == true)
+  }
+
+  /// 200 000 frames of a face that never makes the step pass.
+  private func longTrace(in folder: TemporaryFolder) throws -> String {
+    var text = "{\"workbench_trace\":1}\n"
+    text.reserveCapacity(200_000 * 50)
+    for frame in 0..<200_000 {
+      text += "{\"t\":\(Double(frame) / 30),\"frame\":\(frame),\"face\":{\"count\":1,\"yaw\":0.5}}\n"
+    }
+    return try folder.write("long.jsonl", text)
+  }
+
+  @Test func ctrlCDuringALongTrace() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = try longTrace(in: folder)
+    let (outcome, eventsPath) = try interruptedRun(["\(fixtures)/never-passes.lua", "--input", trace], folder: folder)
+    try checkInterrupted(outcome, eventsPath)
+    let end = try result(events(eventsPath))
+    let frames = try #require(end["frames"]?.integerValue)
+    #expect(frames >= 1 && frames < 200_000)
+    #expect(folder.listing.filter { $0.hasSuffix(".tmp") } == [])
+  }
+
+  @Test func ctrlCWhileAStepLoopsInLua() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let (outcome, eventsPath) = try interruptedRun(
+      [
+        "\(fixtures)/busy-step.lua", "--input", "examples/traces/liveness-pass.jsonl",
+        "--set", "lua.instruction_limit=10000000000",
+      ], folder: folder)
+    try checkInterrupted(outcome, eventsPath)
+    let records = try events(eventsPath)
+    #expect(records.contains { $0["type"] == "step" && $0["name"] == "busy" && $0["state"] == "started" })
+  }
+
+  @Test func ctrlCWorksEvenWhenTheParentBlockedTheSignal() throws {
+    // A process started from a thread that blocks SIGINT/SIGTERM starts with
+    // them blocked; a handler alone never runs then: the run must unblock them.
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = try longTrace(in: folder)
+    let (outcome, eventsPath) = try interruptedRun(
+      ["\(fixtures)/never-passes.lua", "--input", trace], folder: folder, interrupts: .blocked)
+    withKnownIssue("wb_interrupt_install (Sources/CLuaShim/wb_interrupt.c) does not unblock SIGINT/SIGTERM") {
+      try checkInterrupted(outcome, eventsPath)
+    }
+  }
+}
