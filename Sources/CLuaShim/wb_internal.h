@@ -76,8 +76,9 @@ struct wb_vm {
 
 /* wb_patterns.c */
 void wb_guard_string_patterns(lua_State *L);
-/* wb_json.c: serialises the value at `index` to JSON into a luaL_Buffer. */
-void wb_json_encode(lua_State *L, int index, luaL_Buffer *buffer, int depth);
+/* wb_json.c: pushes the JSON text of the `count` values from stack index
+   `first` on: one value, or a JSON array of all of them when `as_array`. */
+void wb_json_push(lua_State *L, int first, int count, int as_array);
 /* wb_vm.c */
 wb_vm *wb_vm_from_state(lua_State *L);
 

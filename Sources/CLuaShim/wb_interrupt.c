@@ -14,6 +14,16 @@ void wb_interrupt_install(void) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, NULL);
   sigaction(SIGTERM, &action, NULL);
+  /* A parent that blocked these signals passes the mask on: unblock them,
+     or Ctrl-C would never reach the handler. */
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &signals, NULL);
+  /* A closed pipe (events piped into `head`) is a write error, not a reason
+     to die with temporary files left behind. */
+  signal(SIGPIPE, SIG_IGN);
 }
 
 int wb_interrupt_pending(void) { return interrupt_signal != 0; }

@@ -710,15 +710,7 @@ static int native_function(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
   int id = (int)lua_tointeger(L, lua_upvalueindex(1));
   int arguments = lua_gettop(L);
-  luaL_Buffer buffer;
-  luaL_buffinit(L, &buffer);
-  luaL_addchar(&buffer, '[');
-  for (int i = 1; i <= arguments; i++) {
-    if (i > 1) luaL_addchar(&buffer, ',');
-    wb_json_encode(L, i, &buffer, 0);
-  }
-  luaL_addchar(&buffer, ']');
-  luaL_pushresult(&buffer);
+  wb_json_push(L, 1, arguments, 1);
   size_t length;
   const char *json = lua_tolstring(L, -1, &length);
   vm->reply_length = 0;
@@ -758,10 +750,7 @@ static int prepare_flow(lua_State *L) {
   }
   vm->ref_context = luaL_ref(L, LUA_REGISTRYINDEX);
   vm->ref_steps = luaL_ref(L, LUA_REGISTRYINDEX);
-  luaL_Buffer buffer;
-  luaL_buffinit(L, &buffer);
-  wb_json_encode(L, -2, &buffer, 0);
-  luaL_pushresult(&buffer);
+  wb_json_push(L, -1, 1, 0);
   return 1;
 }
 
@@ -1000,8 +989,8 @@ wb_status wb_vm_step_frame(wb_vm *vm, int index, double t, int64_t frame, double
     lua_pop(L, 3);
     clear_error(vm);
     char text[160];
-    snprintf(text, sizeof text, "step %d returned a %s; return true (passed), false, \"reason\" (failed) or nothing",
-             index, lua_typename(L, result));
+    snprintf(text, sizeof text, "update returned a %s; return true (passed), false, \"reason\" (failed) or nothing",
+             lua_typename(L, result));
     set_error(vm, WB_ERR_API, text, "");
     return WB_ERR_API;
   }

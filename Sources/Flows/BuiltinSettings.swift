@@ -20,7 +20,7 @@ public enum BuiltinSettings {
       doc: "With random order: how many steps to draw from the flow's pool; 0 for all"),
     SettingDeclaration(
       key: "flow.seed", type: .integer, defaultValue: .integer(0), minimum: 0, maximum: 4_294_967_295,
-      doc: "Seed of the random order and of math.random; 0 draws a new one each run (reported in events)"),
+      doc: "Seed of the random step order and of math.random; 0: with random order, a new one each run (reported)"),
     SettingDeclaration(
       key: "messages.language", type: .string, defaultValue: .string("en"),
       doc: "Language of the hints (a catalog in configs/messages/)"),

@@ -26,7 +26,7 @@ public enum FlowChecker {
     let stepCount = flow.description.steps.count
     let summary =
       "\(flow.displayPath): flow '\(flow.description.name)', \(stepCount) step\(stepCount == 1 ? "" : "s"), "
-      + "\(Set(keys).count) message keys in \(flow.catalogs.languages.count) languages "
+      + "\(Set(keys).count) message key\(Set(keys).count == 1 ? "" : "s") in \(flow.catalogs.languages.count) languages "
       + "(\(flow.catalogs.languages.joined(separator: ", "))), \(flow.settings.all.count) settings"
     return FlowCheckReport(problems: problems, summary: summary, detail: nil)
   }

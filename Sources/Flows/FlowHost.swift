@@ -173,7 +173,8 @@ final class FlowHost: ScriptHost {
       type = .choice(choices)
       value = .string(string)
     case ("number", _), ("integer", _), ("boolean", _), ("string", _), ("choice", _):
-      throw HostCallFailure("setting '\(key)': the default \(defaultJSON.jsonText) is not a \(typeName)")
+      let article = typeName.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+      throw HostCallFailure("setting '\(key)': the default \(defaultJSON.jsonText) is not \(article) \(typeName)")
     default:
       throw HostCallFailure(
         "setting '\(key)': unknown type '\(typeName)' (number, integer, boolean, string or choice)")

@@ -120,7 +120,7 @@ public enum FlowLoader {
       problems.append(
         Diagnostic(
           isDirectory.boolValue ? "is a folder, not a flow script" : "no such flow file",
-          at: SourceLocation(file: displayPath), help: "give the path of a .lua flow, e.g. examples/blink.lua"))
+          at: SourceLocation(file: displayPath), help: "give the path of a .lua flow, e.g. examples/liveness.lua"))
       return nil
     }
 
@@ -160,7 +160,8 @@ public enum FlowLoader {
     let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
     let catalogs: MessageCatalogs
     do {
-      catalogs = try MessageCatalogs.load(directories: [home.messages, flowDirectory + "/messages"])
+      catalogs = try MessageCatalogs.load(
+        directories: [WorkbenchHome.display(home.messages), WorkbenchHome.display(flowDirectory + "/messages")])
     } catch {
       problems += error.diagnostics
       return nil
@@ -188,7 +189,8 @@ public enum FlowLoader {
       description = FlowDescription(try vm.prepare())
     } catch {
       if error.kind == .interrupted { throw WorkbenchError(.interrupted, "interrupted while loading the flow") }
-      problems += diagnostics(for: error)
+      let source = (try? String(contentsOfFile: options.flowPath, encoding: .utf8)) ?? ""
+      problems += diagnostics(for: error, flowPath: displayPath, source: source)
       traceback = error.tracebackText
       problems += host.settingsBuilder.resolve().problems
       return nil
@@ -220,13 +222,46 @@ public enum FlowLoader {
       patternBudget: settings.number("lua.pattern_budget") ?? 1e8)
   }
 
-  /// One diagnostic per "file:line: message" line of a script error.
-  static func diagnostics(for error: ScriptError) -> [Diagnostic] {
-    let lines = error.message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-    return lines.map { line -> Diagnostic in
+  /// One diagnostic per problem of a script error: a message may hold
+  /// several "file:line: message" lines (all of wb.flow's problems), each
+  /// maybe followed by indented detail lines.
+  static func diagnostics(for error: ScriptError, flowPath: String = "", source: String = "") -> [Diagnostic] {
+    var messages: [String] = []
+    for line in error.message.split(separator: "\n", omittingEmptySubsequences: true) {
+      if (line.hasPrefix("\t") || line.hasPrefix(" ")), !messages.isEmpty {
+        messages[messages.count - 1] += "\n  " + line.trimmingCharacters(in: .whitespaces)
+      } else {
+        messages.append(String(line))
+      }
+    }
+    return messages.map { message in
       var diagnostic = error.diagnostic
-      diagnostic.message = line
+      diagnostic.message = locate(message, flowPath: flowPath, source: source)
       return diagnostic
     }
+  }
+
+  /// `return wb.flow { ... }` is a tail call, so Lua no longer knows the line
+  /// of a mistake in the flow table ("flow.lua: wb.flow: ..."): find it in
+  /// the source, at the field it names or else at wb.flow.
+  static func locate(_ message: String, flowPath: String, source: String) -> String {
+    let prefix = flowPath + ": "
+    guard !flowPath.isEmpty, message.hasPrefix(prefix) else {
+      // A message with no position at all is still about the flow file.
+      if !flowPath.isEmpty, message.firstMatch(of: #/^[^\s:]+:\d+: /#) == nil, !message.hasPrefix(flowPath) {
+        return prefix + message
+      }
+      return message
+    }
+    let problem = message.dropFirst(prefix.count)
+    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    var line: Int?
+    if let field = problem.firstMatch(of: /field '([A-Za-z_][A-Za-z0-9_]*)'/)?.output.1 {
+      let assignment = try! Regex("(^|[^A-Za-z0-9_.])" + String(field) + "\\s*=[^=]")
+      line = lines.firstIndex { $0.firstMatch(of: assignment) != nil }
+    }
+    if line == nil { line = lines.firstIndex { $0.contains("wb.flow") } }
+    guard let line else { return message }
+    return "\(flowPath):\(line + 1): \(problem)"
   }
 }

@@ -164,9 +164,25 @@ public final class FlowRunner {
     }
     guard case .running(let position, let startedAt, let timeout) = phase else { return }
     let stepIndex = order[position]
+    // A frame captured after a deadline is too late, whatever it shows.
+    if timeout > 0 && t - startedAt > timeout + FlowRunner.timeTolerance {
+      stepEvent(position, state: "failed", extra: [("reason", .string("step_timeout"))])
+      phase = .finished
+      finishFlow(success: false, reason: "step_timeout", code: flow.description.steps[stepIndex].failCode)
+      return
+    }
+    checkTimeLimit(t)
+    if result != nil { return }
     let count = slots.fill(from: frame, nodeCount: schema.count)
-    let outcome = try flow.vm.stepFrame(
-      stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
+    let outcome: StepOutcome
+    do {
+      outcome = try flow.vm.stepFrame(
+        stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
+    } catch where error.kind == .apiMisuse {
+      var named = error
+      named.message = "\(flow.displayPath): step '\(flow.description.steps[stepIndex].name)': \(error.message)"
+      throw named
+    }
     switch outcome {
     case .passed:
       stepsPassed += 1
@@ -183,13 +199,7 @@ public final class FlowRunner {
       phase = .finished
       finishFlow(success: false, reason: why, code: code ?? flow.description.steps[stepIndex].failCode)
     case .continuing:
-      if timeout > 0 && t - startedAt > timeout + FlowRunner.timeTolerance {
-        stepEvent(position, state: "failed", extra: [("reason", .string("step_timeout"))])
-        phase = .finished
-        finishFlow(success: false, reason: "step_timeout", code: flow.description.steps[stepIndex].failCode)
-      } else {
-        checkTimeLimit(t)
-      }
+      break
     }
   }
 
@@ -255,7 +265,8 @@ public final class FlowRunner {
     emitResult(
       FlowResult(
         success: false, code: -4, reason: "input_error", message: resultMessage("input_error"),
-        exitStatus: .input, error: inputError.diagnostics.first?.description))
+        exitStatus: .input,
+        error: inputError.diagnostics.first.map { ($0.location.map { "\($0): " } ?? "") + $0.message }))
   }
 
   public func finish(scriptError error: ScriptError) {
@@ -263,7 +274,7 @@ public final class FlowRunner {
     if startT == nil { begin(t: 0, frame: 0) }
     phase = .finished
     if error.kind == .interrupted {
-      finish(interruptedBy: "SIGINT")
+      finish(interruptedBy: Interrupts.signalName)
       return
     }
     let isLimit = error.kind == .instructionLimit || error.kind == .memoryLimit
@@ -286,9 +297,6 @@ public final class FlowRunner {
     } else {
       finalCode = code ?? codes[reason] ?? codes["failed"] ?? 1
     }
-    var outcome = FlowResult(
-      success: success, code: finalCode, reason: reason, message: resultMessage(reason),
-      exitStatus: success ? .passed : .failed, error: nil)
     if flow.description.hasOnFinish {
       var argument = JSONObject()
       argument["success"] = .bool(success)
@@ -297,13 +305,14 @@ public final class FlowRunner {
       do {
         try flow.vm.callFlowHook("on_finish", argument: .object(argument))
       } catch {
-        outcome = FlowResult(
-          success: false, code: -2, reason: error.kind == .interrupted ? "interrupted" : "script_error",
-          message: resultMessage("script_error"), exitStatus: error.status, error: error.message)
-        lastScriptError = error
+        finish(scriptError: error)
+        return
       }
     }
-    emitResult(outcome)
+    emitResult(
+      FlowResult(
+        success: success, code: finalCode, reason: reason, message: resultMessage(reason),
+        exitStatus: success ? .passed : .failed, error: nil))
   }
 
   private func emitResult(_ outcome: FlowResult) {

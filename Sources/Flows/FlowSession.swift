@@ -39,6 +39,10 @@ public struct RunOutcome: Sendable {
 public enum FlowSession {
   public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
     Interrupts.install()
+    if let clash = outputClash(options) {
+      return RunOutcome(status: .usage, result: nil, flowName: nil, problems: [clash], detail: nil,
+        eventsToStandardOutput: false)
+    }
     let sinks = FanOutEventSink()
     var eventsToStandardOutput = false
     if let path = options.eventsPath {
@@ -49,6 +53,27 @@ public enum FlowSession {
       } catch {
         return RunOutcome(status: .usage, result: nil, flowName: nil, problems: error.diagnostics, detail: nil,
           eventsToStandardOutput: false)
+      }
+    }
+    // Outputs are opened before anything runs: a bad path is reported at
+    // once, and the events file still ends with a result.
+    let schema = MeasurementSchema()
+    var traceWriter: TraceWriter?
+    if let path = options.traceOutPath {
+      do {
+        traceWriter = try TraceWriter(
+          path: path, schema: schema,
+          header: JSONObject([
+            ("flow", .string(WorkbenchHome.display(options.flow.flowPath))),
+            ("source", .string(WorkbenchHome.display(options.inputPath))),
+          ]))
+      } catch {
+        sinks.emit(Event(type: "result", t: 0, frame: 0, fields: engineResult(reason: "output_error", code: -2,
+          message: "an output could not be written", error: error)))
+        var outcome = RunOutcome(status: .usage, result: nil, flowName: nil, problems: error.diagnostics,
+          detail: nil, eventsToStandardOutput: eventsToStandardOutput)
+        do { try sinks.finish() } catch { outcome.problems += error.diagnostics }
+        return outcome
       }
     }
     var statusLine: StatusLine?
@@ -69,36 +94,23 @@ public enum FlowSession {
       flow = try FlowLoader.load(options.flow, logger: logger)
     } catch {
       // Even a flow that never loaded leaves an events file that ends in a result.
-      let reason = error.status == .interrupted ? "interrupted" : "script_error"
-      var fields = JSONObject()
-      fields["success"] = .bool(false)
-      fields["code"] = .integer(error.status == .interrupted ? -130 : -2)
-      fields["reason"] = .string(reason)
-      fields["message"] = .string(error.status == .interrupted ? "interrupted" : "the flow could not be loaded")
-      fields["error"] = .string(
-        error.diagnostics.map { diagnostic in
-          (diagnostic.location.map { "\($0): " } ?? "") + diagnostic.message
-        }.joined(separator: "\n"))
-      sinks.emit(Event(type: "result", t: 0, frame: 0, fields: fields))
+      let interrupted = error.status == .interrupted
+      sinks.emit(Event(type: "result", t: 0, frame: 0, fields: engineResult(
+        reason: interrupted ? "interrupted" : "script_error", code: interrupted ? -130 : -2,
+        message: interrupted ? "interrupted" : "the flow could not be loaded", error: error)))
+      try? traceWriter?.finish()
       var outcome = RunOutcome(status: error.status, result: nil, flowName: nil, problems: error.diagnostics,
         detail: error.detail, eventsToStandardOutput: eventsToStandardOutput)
       finishSinks(&outcome)
       return outcome
     }
 
-    let schema = MeasurementSchema()
     let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
     if let statusLine { runner.onFrame = { statusLine.tick(t: $0) } }
     var problems: [Diagnostic] = []
-    var traceWriter: TraceWriter?
 
     do {
       var reader = try TraceReader(path: options.inputPath, schema: schema)
-      if let path = options.traceOutPath {
-        traceWriter = try TraceWriter(
-          path: path, schema: schema,
-          header: JSONObject([("flow", .string(flow.displayPath)), ("source", .string(WorkbenchHome.display(options.inputPath)))]))
-      }
       let pacer = options.realtime ? RealtimePacer() : nil
       while !runner.isFinished {
         if Interrupts.pending {
@@ -117,14 +129,11 @@ public enum FlowSession {
       runner.finishAtEndOfInput()
     } catch {
       problems += error.diagnostics
-      if error.status == .input {
-        runner.finish(inputError: error)
-      } else {
-        runner.finish(scriptError: ScriptError(kind: .apiMisuse, message: error.description))
-      }
+      runner.finish(inputError: error)
     }
     if let scriptError = runner.lastScriptError {
-      problems += FlowLoader.diagnostics(for: scriptError)
+      let source = (try? String(contentsOfFile: options.flow.flowPath, encoding: .utf8)) ?? ""
+      problems += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
     }
     do { try traceWriter?.finish() } catch { problems += error.diagnostics }
 
@@ -138,6 +147,39 @@ public enum FlowSession {
     finishSinks(&outcome)
     logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes")
     return outcome
+  }
+}
+
+extension FlowSession {
+  /// Two outputs, or an output and the input, on one path would destroy
+  /// each other.
+  static func outputClash(_ options: RunOptions) -> Diagnostic? {
+    func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+    // Inputs first, then outputs: every pair that includes an output is checked.
+    let files: [(name: String, path: String)] = [
+      ("--input", options.inputPath), ("the flow", options.flow.flowPath),
+      ("--events", options.eventsPath ?? "-"), ("--trace-out", options.traceOutPath ?? "-"),
+    ]
+    for later in 2..<files.count where files[later].path != "-" {
+      for earlier in 0..<later where canonical(files[earlier].path) == canonical(files[later].path) {
+        return Diagnostic(
+          "\(files[later].name) would overwrite \(files[earlier].name)", at: SourceLocation(file: files[later].path),
+          help: "give each output a path of its own")
+      }
+    }
+    return nil
+  }
+
+  /// The result record of a run that ended before or outside the flow.
+  static func engineResult(reason: String, code: Int64, message: String, error: WorkbenchError) -> JSONObject {
+    var fields = JSONObject()
+    fields["success"] = .bool(false)
+    fields["code"] = .integer(code)
+    fields["reason"] = .string(reason)
+    fields["message"] = .string(message)
+    fields["error"] = .string(
+      error.diagnostics.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "\n"))
+    return fields
   }
 }
 

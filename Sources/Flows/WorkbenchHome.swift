@@ -26,7 +26,11 @@ public struct WorkbenchHome: Sendable {
       }
       return home
     }
-    let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+    // argv[0] is only "workbench" when started through PATH; the kernel
+    // knows the real file.
+    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments.first ?? "."
+    let executable = URL(fileURLWithPath: selfPath).resolvingSymlinksInPath()
     var folder = executable.deletingLastPathComponent()
     for _ in 0..<8 {
       let home = WorkbenchHome(root: folder.path)

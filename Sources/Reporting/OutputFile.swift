@@ -28,7 +28,8 @@ public final class OutputFile {
     let directory = url.deletingLastPathComponent().path
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw WorkbenchError(.usage, "the folder \(directory) does not exist", at: SourceLocation(file: path),
+      let shown = (path as NSString).deletingLastPathComponent
+      throw WorkbenchError(.usage, "the folder \(shown.isEmpty ? "." : shown) does not exist", at: SourceLocation(file: path),
         help: "create it first or choose another output path")
     }
     // Created exclusively, so that two outputs to the same path (say

@@ -114,7 +114,7 @@ public struct SettingsBuilder: Sendable {
         let whereGiven = lines.count == 2 ? " (lines \(lines[0]) and \(lines[1]))" : ""
         record(
           Diagnostic(
-            "setting '\(entry.key)' is given twice in '\(path)'\(whereGiven); the later value is used",
+            "setting '\(entry.key)' is given twice in '\(path)'\(whereGiven)",
             at: source.location(key: entry.key),
             help: "keep only one of them; nested objects and dotted keys name the same setting"),
           layer: layer, sequence: nextSequence)

@@ -8,13 +8,14 @@ struct CheckCommand: ParsableCommand {
     commandName: "check",
     abstract: "Validate a flow without running it.",
     discussion: """
-      Loads the flow in its sandbox and lists every problem: Lua syntax, misuse of the flow API,
-      message keys missing from any language's catalog, and settings that are unknown, of the
-      wrong type or out of range in any layer. Exits 0 when there is none, 2 otherwise.
+      Loads the flow in its sandbox and lists every problem: Lua syntax, misuse of the flow \
+      API, message keys missing from any language's catalog, and settings that are unknown, \
+      of the wrong type or out of range in any layer. Exits 0 when there is none, 2 otherwise.
 
       Examples:
-        workbench check examples/blink.lua
-        workbench check examples/blink.lua --config my-settings.json --set flow.time_limit=20
+        workbench check examples/liveness.lua
+        workbench check examples/liveness.lua --config my-settings.json \\
+          --set flow.time_limit=20
       """)
 
   @Argument(help: ArgumentHelp("The flow script (.lua).", valueName: "flow"))

@@ -8,14 +8,17 @@ struct RunCommand: ParsableCommand {
     commandName: "run",
     abstract: "Run a flow over an input and report what happened.",
     discussion: """
-      The input is a measurement trace (JSON Lines, one frame per line; see docs/traces.md).
+      The input is a measurement trace (JSON Lines, one frame per line; docs/traces.md). \
       Time comes from the input, so the same trace always gives the same events.
 
       Examples:
-        workbench run examples/blink.lua --input examples/traces/blink-pass.jsonl
-        workbench run examples/blink.lua --input examples/traces/blink-pass.jsonl --events - --quiet
-        workbench run examples/turn.lua --input session.jsonl --lang zh-HK --set flow.time_limit=20 \\
-          --events out/events.jsonl --trace-out out/seen.jsonl
+        workbench run examples/liveness.lua \\
+          --input examples/traces/liveness-pass.jsonl
+        workbench run examples/liveness.lua --events - --quiet \\
+          --input examples/traces/liveness-slow-blink.jsonl
+        workbench run examples/liveness.lua --lang zh-HK \\
+          --set flow.time_limit=20 --input session.jsonl \\
+          --events events.jsonl --trace-out seen.jsonl
       """)
 
   @Argument(help: ArgumentHelp("The flow script (.lua).", valueName: "flow"))

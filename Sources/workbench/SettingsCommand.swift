@@ -9,12 +9,12 @@ struct SettingsCommand: ParsableCommand {
     commandName: "settings",
     abstract: "Print the effective settings and where each value came from.",
     discussion: """
-      Layers, lowest first: built-in defaults < configs/settings.json < values the flow sets
-      < --config FILE < --set key=value. Without a flow, the flow layer is left out.
+      Layers, lowest first: built-in defaults < configs/settings.json < values the flow \
+      sets < --config FILE < --set key=value. Without a flow, the flow layer is left out.
 
       Examples:
-        workbench settings examples/blink.lua
-        workbench settings examples/blink.lua --set flow.time_limit=20 --json
+        workbench settings examples/liveness.lua
+        workbench settings examples/liveness.lua --set flow.time_limit=20 --json
       """)
 
   @Argument(help: ArgumentHelp("The flow script (.lua); optional.", valueName: "flow"))

@@ -9,15 +9,16 @@ struct Workbench: ParsableCommand {
     commandName: "workbench",
     abstract: "Run and check Lua liveness flows against camera sessions and measurement traces.",
     discussion: """
-      A flow is a Lua script that declares an interaction (blink, turn, flip a card) with its
-      thresholds, timeouts and hints. workbench feeds it per-frame measurements and reports
-      what happened as events.
+      A flow is a Lua script that declares an interaction (blink, turn the head, flip a card) \
+      with its thresholds, timeouts and hints. workbench feeds it per-frame measurements and \
+      reports what happened as events.
 
-      Exit codes: 0 passed, 1 failed, 2 usage/script/settings error, 3 license error,
-      4 input or camera error, 130 interrupted (see docs/exit-codes.md).
+      Exit codes: 0 passed, 1 failed, 2 usage, script or settings error, 3 license error, \
+      4 input or camera error, 130 interrupted (docs/exit-codes.md).
 
       Example:
-        workbench run examples/blink.lua --input examples/traces/blink-pass.jsonl
+        workbench run examples/liveness.lua \\
+          --input examples/traces/liveness-pass.jsonl
       """,
     version: WorkbenchVersion.current,
     subcommands: [RunCommand.self, CheckCommand.self, SettingsCommand.self])

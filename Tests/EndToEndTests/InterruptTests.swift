@@ -81,8 +81,6 @@ import Testing
     let trace = try longTrace(in: folder)
     let (outcome, eventsPath) = try interruptedRun(
       ["\(fixtures)/never-passes.lua", "--input", trace], folder: folder, interrupts: .blocked)
-    withKnownIssue("wb_interrupt_install (Sources/CLuaShim/wb_interrupt.c) does not unblock SIGINT/SIGTERM") {
-      try checkInterrupted(outcome, eventsPath)
-    }
+    try checkInterrupted(outcome, eventsPath)
   }
 }

@@ -57,17 +57,28 @@ final class Launched {
   private let stdoutPath: String
   private let stderrPath: String
 
-  init(_ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked) throws {
+  /// `throughPath` starts it as a shell would: by name, found on PATH.
+  init(
+    _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked,
+    workingDirectory: String = packageRoot, throughPath: Bool = false
+  ) throws {
     let binary = try #require(workbenchBinary, "the workbench binary was not found; run swift build --build-tests")
     let id = UUID().uuidString
     stdoutPath = folder.path + "/stdout-\(id).txt"
     stderrPath = folder.path + "/stderr-\(id).txt"
     _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
     _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
     var environment = ProcessInfo.processInfo.environment
+    if throughPath {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = ["workbench"] + arguments
+      let binaryFolder = URL(fileURLWithPath: binary).deletingLastPathComponent().path
+      environment["PATH"] = binaryFolder + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+    } else {
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = arguments
+    }
+    process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
     environment.removeValue(forKey: "WORKBENCH_HOME")
     process.environment = environment
     process.standardInput = FileHandle.nullDevice

@@ -152,3 +152,66 @@ struct StepLibraryTests {
     #expect(record.result?.error?.contains("returned a string") == true)
   }
 }
+
+@Suite("Sequence hand-over")
+struct SequenceHandOverTests {
+  static let blink = """
+    local wb = require "wb"
+    return wb.flow { name = "blink", steps = {
+      wb.sequence { name = "blink",
+        wb.threshold { field = "face.ear", below = 0.15, hint = "face.blink" },
+        wb.threshold { field = "face.ear", above = 0.25, within_ms = 400, hint = "face.look_straight" } } } }
+    """
+
+  @Test("a blink that closes the eyes for a single frame is seen")
+  func singleFrameBlink() throws {
+    var script = FrameScript()
+    script.add(10) { _ in ["face.ear": .number(0.3)] }
+    script.add(1) { _ in ["face.ear": .number(0.05)] }
+    script.add(5) { _ in ["face.ear": .number(0.3)] }
+    let record = try run(try FlowFixture(SequenceHandOverTests.blink), script)
+    #expect(record.result?.success == true)
+    #expect(record.events("step").last?.frame == 11)
+  }
+
+  @Test("each sub-step's hint is shown when that sub-step starts")
+  func subStepHints() throws {
+    var script = FrameScript()
+    script.add(5) { _ in ["face.ear": .number(0.3)] }
+    script.add(3) { _ in ["face.ear": .number(0.05)] }
+    script.add(3) { _ in ["face.ear": .number(0.3)] }
+    let record = try run(try FlowFixture(SequenceHandOverTests.blink), script)
+    #expect(record.events("hint").map { $0["key"]?.stringValue } == ["face.blink", "face.look_straight"])
+    #expect(record.events("hint").last?.frame == 5)
+  }
+}
+
+@Suite("Deadlines")
+struct DeadlineTests {
+  @Test("a frame captured after the step's timeout does not pass the step")
+  func lateFrame() throws {
+    let fixture = try FlowFixture("""
+      local wb = require "wb"
+      return wb.flow { name = "late", steps = { wb.threshold { field = "face.yaw", above = 20, timeout = 1 } } }
+      """)
+    var script = FrameScript(fps: 10)
+    script.add(11) { _ in yaw(0) }   // 0.0 ... 1.0
+    script.add(1) { _ in yaw(30) }   // 1.1: too late
+    let record = try run(fixture, script)
+    #expect(record.result?.reason == "step_timeout")
+    #expect(record.events.last?.frame == 11)
+  }
+
+  @Test("a frame exactly at the timeout still counts")
+  func onTime() throws {
+    let fixture = try FlowFixture("""
+      local wb = require "wb"
+      return wb.flow { name = "late", steps = { wb.threshold { field = "face.yaw", above = 20, timeout = 1 } } }
+      """)
+    var script = FrameScript(fps: 10)
+    script.add(10) { _ in yaw(0) }
+    script.add(1) { _ in yaw(30) }   // t = 1.0
+    let record = try run(fixture, script)
+    #expect(record.result?.success == true)
+  }
+}

@@ -157,3 +157,38 @@ struct LuaLiteralTests {
     }
   }
 }
+
+@Suite("Arguments as JSON")
+struct ArgumentEncodingTests {
+  @Test("object keys are sorted, so the same table always gives the same bytes")
+  func sortedKeys() throws {
+    var texts = Set<String>()
+    for _ in 0..<5 {
+      let host = RecordingHost()
+      let vm = try makeVM(host: host)
+      #expect(scriptError(vm, "require('wb.native').status('X', { delta = 4, alpha = 1, charlie = 3, bravo = 2, [7] = 'seven' })") == nil)
+      let fields = try #require(host.calls.first?.1.last?.objectValue)
+      #expect(fields.keys == ["7", "alpha", "bravo", "charlie", "delta"])
+      texts.insert(JSONValue.object(fields).jsonText)
+    }
+    #expect(texts.count == 1)
+  }
+
+  @Test("large nested arguments survive intact")
+  func largeArguments() throws {
+    let host = RecordingHost()
+    let vm = try makeVM(host: host)
+    let error = scriptError(vm, """
+      local rows = {}
+      for i = 1, 300 do
+        rows[i] = { index = i, name = string.rep("n", i % 40), nested = { i, i * 2, { deep = tostring(i) } } }
+      end
+      require('wb.native').event('big', { rows = rows })
+      """)
+    #expect(error == nil, "\(String(describing: error))")
+    let rows = try #require(host.calls.first?.1.last?["rows"]?.arrayValue)
+    #expect(rows.count == 300)
+    #expect(rows[299]["index"] == .integer(300))
+    #expect(rows[122]["nested"]?.arrayValue?[2]["deep"] == .string("123"))
+  }
+}

@@ -139,7 +139,7 @@ import Testing
     #expect(problems[3].message.contains("must be one of 'front', 'back', 'external'"))
   }
 
-  @Test func keyGivenTwiceInOneFileIsAProblemAndTheLaterWins() throws {
+  @Test func keyGivenTwiceInOneFileIsAProblem() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = try directory.write(
@@ -156,7 +156,7 @@ import Testing
     #expect(settings.number("flow.time_limit") == 40)
     #expect(
       problems.map(\.message) == [
-        "setting 'flow.time_limit' is given twice in '\(path)' (lines 2 and 3); the later value is used"
+        "setting 'flow.time_limit' is given twice in '\(path)' (lines 2 and 3)"
       ])
   }
 }

@@ -74,7 +74,8 @@ function wb.setting(key)
   if effective == nil then wb.settings() end
   local node = effective
   for part in string.gmatch(key, "[^.]+") do
-    node = node[part]
+    node = type(node) == "table" and rawget(node, part) or nil
+    if node == nil then error("unknown setting '" .. key .. "'", 2) end
   end
   return node
 end

@@ -87,21 +87,27 @@ local function collect_hints(spec)
   return hints
 end
 
--- A step from a table with an update function (and optionally start), or
--- a named plain function: wb.step("one face", function(m, ctx) ... end).
+-- A step from a table with update = function(self, m, ctx) (and
+-- optionally start), or from a plain function of (m, ctx), named or not:
+--   wb.step { name = "one face", update = function(self, m, ctx) ... end }
+--   wb.step("one face", function(m, ctx) ... end)
 function steps.step(spec, fn)
   local where = native.where(2)
   if type(spec) == "string" and type(fn) == "function" then
     return { name = spec, needs = {}, hints = {}, update = function(_, m, ctx) return fn(m, ctx) end }
   end
-  if type(spec) == "function" then spec = { update = spec } end
+  if type(spec) == "function" then
+    local plain = spec
+    return { name = "step", needs = {}, hints = {}, update = function(_, m, ctx) return plain(m, ctx) end }
+  end
   if type(spec) ~= "table" then
-    problems.add(where .. "wb.step expects a table or a function")
-    return { name = "invalid", update = function() end }
+    problems.add(where .. "wb.step expects a table, a function, or a name and a function")
+    return { name = "invalid", needs = {}, hints = {}, update = function() end }
   end
   check_fields("wb.step", spec, {}, where)
   if type(spec.update) ~= "function" then
     problems.add(where .. "wb.step: a step needs update = function(self, m, ctx) ... end")
+    spec.update = function() end
   end
   spec.hints = collect_hints(spec)
   return spec
@@ -224,10 +230,16 @@ function steps.sequence(spec)
   }
   local current, previous_passed_at
 
+  local function start_part(index, ctx)
+    local part = parts[index]
+    if part == nil then return end
+    if part.step.start then part.step.start(part.step, ctx) end
+    if part.step.hint then ctx.hint(part.step.hint, part.step.hint_params) end
+  end
+
   local function restart(self, ctx)
     current, previous_passed_at = 1, nil
-    local first = parts[1]
-    if first and first.step.start then first.step.start(first.step, ctx) end
+    start_part(1, ctx)
   end
 
   function step.start(self, ctx)
@@ -235,22 +247,25 @@ function steps.sequence(spec)
     restart(self, ctx)
   end
 
+  -- The sub-step that takes over sees the frame on which the previous one
+  -- passed: a crossing threshold needs it to know where the value started
+  -- (a blink that closes the eyes for a single frame).
   function step.update(self, m, ctx)
-    local part = parts[current]
-    if part == nil then return true end
-    if part.within and previous_passed_at and m.t - previous_passed_at > part.within then
-      self.resets = self.resets + 1
-      restart(self, ctx)
-      part = parts[current]
-    end
-    local ok, reason, code = part.step.update(part.step, m, ctx)
-    if ok == false then return false, reason, code end
-    if ok then
+    while true do
+      local part = parts[current]
+      if part == nil then return true end
+      if part.within and previous_passed_at and m.t - previous_passed_at > part.within then
+        self.resets = self.resets + 1
+        restart(self, ctx)
+        part = parts[current]
+      end
+      local ok, reason, code = part.step.update(part.step, m, ctx)
+      if ok == false then return false, reason, code end
+      if not ok then return nil end
       previous_passed_at = m.t
       current = current + 1
-      local following = parts[current]
-      if following == nil then return true end
-      if following.step.start then following.step.start(following.step, ctx) end
+      if parts[current] == nil then return true end
+      start_part(current, ctx)
     end
   end
   return step

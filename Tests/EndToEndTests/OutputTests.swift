@@ -1,0 +1,72 @@
+import Foundation
+import JSONCore
+import Testing
+
+@Suite("Outputs and where workbench runs from")
+struct OutputTests {
+  let pass = "examples/traces/liveness-pass.jsonl"
+
+  @Test func traceOutIntoAMissingFolderIsAUsageErrorAndTheEventsStillEndWithAResult() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(
+      ["run", "examples/liveness.lua", "--input", pass, "--events", eventsPath, "--trace-out", folder.file("missing/seen.jsonl"), "--quiet"],
+      folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("missing/seen.jsonl"), "\(outcome)")
+    #expect(outcome.stderr.contains("does not exist"), "\(outcome)")
+    // Reported once, as an output problem, not as a flow script error.
+    #expect(outcome.stderr.components(separatedBy: "does not exist").count == 2, "\(outcome)")
+    let records = try events(eventsPath)
+    #expect(records.count == 1)
+    #expect(records.last?["reason"] == "output_error")
+  }
+
+  @Test(arguments: [["--events", "@input"], ["--trace-out", "@input"], ["--events", "@same", "--trace-out", "@same"]])
+  func anOutputThatWouldOverwriteAnotherFileIsRefused(_ extra: [String]) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = folder.file("input.jsonl")
+    try FileManager.default.copyItem(atPath: packageRoot + "/" + pass, toPath: input)
+    let original = try #require(FileManager.default.contents(atPath: input))
+    let arguments = extra.map { $0 == "@input" ? input : $0 == "@same" ? folder.file("out.jsonl") : $0 }
+    let outcome = try workbench(["run", "examples/liveness.lua", "--input", input, "--quiet"] + arguments, folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("would overwrite"), "\(outcome)")
+    #expect(FileManager.default.contents(atPath: input) == original)
+  }
+
+  @Test func startedByNameFromAnotherFolderItStillFindsItsConfigsAndPlugins() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try Launched(
+      ["run", packageRoot + "/examples/liveness.lua", "--input", packageRoot + "/" + pass, "--quiet"],
+      folder: folder, workingDirectory: folder.path, throughPath: true
+    ).wait()
+    #expect(outcome.status == 0, "\(outcome)")
+  }
+
+  @Test func statusFieldsInAnyOrderGiveTheSameBytes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "status.lua",
+      """
+      local wb = require "wb"
+      return wb.flow { name = "status", steps = { function(m, ctx)
+        ctx.status("X", { delta = 4, alpha = 1, charlie = 3, bravo = 2, echo = { z = 1, y = 2 } })
+        return true
+      end } }
+      """)
+    var outputs = Set<String>()
+    for run in 0..<4 {
+      let eventsPath = folder.file("events-\(run).jsonl")
+      let outcome = try workbench(["run", flow, "--input", pass, "--events", eventsPath, "--quiet"], folder: folder)
+      #expect(outcome.status == 0, "\(outcome)")
+      outputs.insert(fileText(eventsPath) ?? "")
+    }
+    #expect(outputs.count == 1)
+    #expect(outputs.first?.contains(#""status":"X","alpha":1,"bravo":2,"charlie":3,"delta":4,"echo":{"y":2,"z":1}"#) == true)
+  }
+}
