@@ -98,7 +98,7 @@ function steps.step(spec, fn)
   end
   if type(spec) == "function" then
     local plain = spec
-    return { name = "step", needs = {}, hints = {}, update = function(_, m, ctx) return plain(m, ctx) end }
+    return { needs = {}, hints = {}, update = function(_, m, ctx) return plain(m, ctx) end }
   end
   if type(spec) ~= "table" then
     problems.add(where .. "wb.step expects a table, a function, or a name and a function")
