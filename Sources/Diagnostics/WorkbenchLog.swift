@@ -11,7 +11,8 @@ public enum WorkbenchLog {
       guard FileManager.default.createFile(atPath: file, contents: nil),
         let handle = FileHandle(forWritingAtPath: file)
       else {
-        throw WorkbenchError(.usage, "cannot write the log file", at: SourceLocation(file: file),
+        throw WorkbenchError(
+          .usage, "cannot write the log file", at: SourceLocation(file: file),
           help: "check that its folder exists and is writable")
       }
       fileHandle = handle
@@ -55,7 +56,9 @@ struct WorkbenchLogHandler: LogHandler {
   func log(event: LogEvent) {
     var merged = metadata
     if let extra = event.metadata { merged.merge(extra) { $1 } }
-    let context = merged.isEmpty ? "" : " [" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
+    let context =
+      merged.isEmpty
+      ? "" : " [" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
     let level = event.level == .warning ? "warning" : event.level.rawValue
     let timestamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
     output.write(

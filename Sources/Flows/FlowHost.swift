@@ -143,14 +143,16 @@ final class FlowHost: ScriptHost {
       throw HostCallFailure("setting '\(key)' needs one line of doc (doc = \"...\")")
     }
     let choices = fields["choices"]?.arrayValue?.compactMap(\.stringValue)
-    let typeName = fields["type"]?.stringValue ?? {
-      switch defaultJSON {
-      case .integer: return "integer"
-      case .number: return "number"
-      case .bool: return "boolean"
-      default: return choices == nil ? "string" : "choice"
-      }
-    }()
+    let typeName =
+      fields["type"]?.stringValue
+      ?? {
+        switch defaultJSON {
+        case .integer: return "integer"
+        case .number: return "number"
+        case .bool: return "boolean"
+        default: return choices == nil ? "string" : "choice"
+        }
+      }()
     let type: SettingType
     let value: SettingValue
     switch (typeName, defaultJSON) {

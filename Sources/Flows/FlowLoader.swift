@@ -77,8 +77,10 @@ public final class LoadedFlow {
 
   public var settings: ResolvedSettings { host.settings }
 
-  init(options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
-       vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost) {
+  init(
+    options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
+    vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost
+  ) {
     self.options = options
     self.home = home
     self.displayPath = displayPath
@@ -151,10 +153,12 @@ public enum FlowLoader {
       }
     }
     if let language = options.language {
-      builder.assign("messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang", line: nil))
+      builder.assign(
+        "messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang", line: nil))
     }
     if let seed = options.seed {
-      builder.assign("flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
+      builder.assign(
+        "flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
     }
 
     let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
@@ -207,7 +211,8 @@ public enum FlowLoader {
           Diagnostic(
             "setting '\(key)' = \(language): no message catalog for that language (from \(source?.description ?? "default"))",
             at: SourceLocation(file: source?.origin ?? displayPath, key: key),
-            help: "choose one of: \(catalogs.languages.joined(separator: ", ")), or add configs/messages/\(language).json"))
+            help:
+              "choose one of: \(catalogs.languages.joined(separator: ", ")), or add configs/messages/\(language).json"))
       }
     }
     return LoadedFlow(

@@ -93,8 +93,10 @@ public final class FlowRunner {
   private func mirror(_ id: Int, _ node: MeasurementSchema.Node) {
     let created: Int
     switch node.key {
-    case .name(let name): created = flow.vm.addSchemaNode(parent: node.parent, name: name, index: 0, isTable: node.isTable)
-    case .index(let index): created = flow.vm.addSchemaNode(parent: node.parent, name: nil, index: index, isTable: node.isTable)
+    case .name(let name):
+      created = flow.vm.addSchemaNode(parent: node.parent, name: name, index: 0, isTable: node.isTable)
+    case .index(let index):
+      created = flow.vm.addSchemaNode(parent: node.parent, name: nil, index: index, isTable: node.isTable)
     }
     assert(created == id, "the Lua mirror of the measurement schema is out of step")
   }
@@ -178,7 +180,7 @@ public final class FlowRunner {
     do {
       outcome = try flow.vm.stepFrame(
         stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
-    } catch where error.kind == .apiMisuse {
+    } catch  where error.kind == .apiMisuse {
       var named = error
       named.message = "\(flow.displayPath): step '\(flow.description.steps[stepIndex].name)': \(error.message)"
       throw named

@@ -40,7 +40,8 @@ public enum FlowSession {
   public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
     Interrupts.install()
     if let clash = outputClash(options) {
-      return RunOutcome(status: .usage, result: nil, flowName: nil, problems: [clash], detail: nil,
+      return RunOutcome(
+        status: .usage, result: nil, flowName: nil, problems: [clash], detail: nil,
         eventsToStandardOutput: false)
     }
     let sinks = FanOutEventSink()
@@ -51,7 +52,8 @@ public enum FlowSession {
         eventsToStandardOutput = sink.writesToStandardOutput
         sinks.add(sink)
       } catch {
-        return RunOutcome(status: .usage, result: nil, flowName: nil, problems: error.diagnostics, detail: nil,
+        return RunOutcome(
+          status: .usage, result: nil, flowName: nil, problems: error.diagnostics, detail: nil,
           eventsToStandardOutput: false)
       }
     }
@@ -68,9 +70,14 @@ public enum FlowSession {
             ("source", .string(WorkbenchHome.display(options.inputPath))),
           ]))
       } catch {
-        sinks.emit(Event(type: "result", t: 0, frame: 0, fields: engineResult(reason: "output_error", code: -2,
-          message: "an output could not be written", error: error)))
-        var outcome = RunOutcome(status: .usage, result: nil, flowName: nil, problems: error.diagnostics,
+        sinks.emit(
+          Event(
+            type: "result", t: 0, frame: 0,
+            fields: engineResult(
+              reason: "output_error", code: -2,
+              message: "an output could not be written", error: error)))
+        var outcome = RunOutcome(
+          status: .usage, result: nil, flowName: nil, problems: error.diagnostics,
           detail: nil, eventsToStandardOutput: eventsToStandardOutput)
         do { try sinks.finish() } catch { outcome.problems += error.diagnostics }
         return outcome
@@ -95,11 +102,15 @@ public enum FlowSession {
     } catch {
       // Even a flow that never loaded leaves an events file that ends in a result.
       let interrupted = error.status == .interrupted
-      sinks.emit(Event(type: "result", t: 0, frame: 0, fields: engineResult(
-        reason: interrupted ? "interrupted" : "script_error", code: interrupted ? -130 : -2,
-        message: interrupted ? "interrupted" : "the flow could not be loaded", error: error)))
+      sinks.emit(
+        Event(
+          type: "result", t: 0, frame: 0,
+          fields: engineResult(
+            reason: interrupted ? "interrupted" : "script_error", code: interrupted ? -130 : -2,
+            message: interrupted ? "interrupted" : "the flow could not be loaded", error: error)))
       try? traceWriter?.finish()
-      var outcome = RunOutcome(status: error.status, result: nil, flowName: nil, problems: error.diagnostics,
+      var outcome = RunOutcome(
+        status: error.status, result: nil, flowName: nil, problems: error.diagnostics,
         detail: error.detail, eventsToStandardOutput: eventsToStandardOutput)
       finishSinks(&outcome)
       return outcome

@@ -28,7 +28,8 @@ public struct WorkbenchHome: Sendable {
     }
     // argv[0] is only "workbench" when started through PATH; the kernel
     // knows the real file.
-    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    let selfPath =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments.first ?? "."
     let executable = URL(fileURLWithPath: selfPath).resolvingSymlinksInPath()
     var folder = executable.deletingLastPathComponent()

@@ -25,11 +25,13 @@ public struct TraceReader {
     self.schema = schema
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw WorkbenchError(.input, "no such file", at: SourceLocation(file: path),
+      throw WorkbenchError(
+        .input, "no such file", at: SourceLocation(file: path),
         help: "check the path given to --input")
     }
     guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(.input, isDirectory.boolValue ? "is a folder, not a trace file" : "cannot read the file (permissions?)",
+      throw WorkbenchError(
+        .input, isDirectory.boolValue ? "is a folder, not a trace file" : "cannot read the file (permissions?)",
         at: SourceLocation(file: path), help: "--input takes a .jsonl measurement trace")
     }
     bytes = Array(data)
@@ -61,7 +63,9 @@ public struct TraceReader {
           throw problem("the header line must come first")
         }
         guard version.integerValue == TraceReader.formatVersion else {
-          throw problem("trace format version \(version.jsonText) is not supported (this workbench reads version \(TraceReader.formatVersion))")
+          throw problem(
+            "trace format version \(version.jsonText) is not supported (this workbench reads version \(TraceReader.formatVersion))"
+          )
         }
         header = object
         continue
@@ -72,7 +76,8 @@ public struct TraceReader {
   }
 
   private func problem(_ message: String) -> WorkbenchError {
-    WorkbenchError(.input, message, at: SourceLocation(file: path, line: lineNumber),
+    WorkbenchError(
+      .input, message, at: SourceLocation(file: path, line: lineNumber),
       help: "see docs/traces.md for the format")
   }
 
@@ -101,7 +106,9 @@ public struct TraceReader {
     return frame
   }
 
-  private func store(_ value: JSONValue, key: MeasurementKey, parent: Int, in frame: inout MeasurementFrame) throws(WorkbenchError) {
+  private func store(_ value: JSONValue, key: MeasurementKey, parent: Int, in frame: inout MeasurementFrame)
+    throws(WorkbenchError)
+  {
     // null only says "not measured in this frame" (absent is the default):
     // it adds no node, so it does not fix the field as a value or a table.
     if case .null = value { return }

@@ -180,7 +180,9 @@ public struct MessageCatalogs: Sendable {
             at: SourceLocation(file: files[language]?.last ?? "\(language).json", key: key),
             help: "add \"\(key)\": \"...\" to it"))
       }
-      let sets = languages.compactMap { language in texts[language]?[key].map { (language, MessageCatalogs.placeholders(in: $0)) } }
+      let sets = languages.compactMap { language in
+        texts[language]?[key].map { (language, MessageCatalogs.placeholders(in: $0)) }
+      }
       if let first = sets.first {
         for (language, names) in sets.dropFirst() where names != first.1 {
           problems.append(

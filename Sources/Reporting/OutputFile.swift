@@ -29,7 +29,8 @@ public final class OutputFile {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
       let shown = (path as NSString).deletingLastPathComponent
-      throw WorkbenchError(.usage, "the folder \(shown.isEmpty ? "." : shown) does not exist", at: SourceLocation(file: path),
+      throw WorkbenchError(
+        .usage, "the folder \(shown.isEmpty ? "." : shown) does not exist", at: SourceLocation(file: path),
         help: "create it first or choose another output path")
     }
     // Created exclusively, so that two outputs to the same path (say
@@ -49,7 +50,8 @@ public final class OutputFile {
     }
     guard let opened else {
       let reason = String(cString: strerror(errno))
-      throw WorkbenchError(.usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
+      throw WorkbenchError(
+        .usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
         help: "check the folder's permissions or choose another output path")
     }
     temporaryPath = temporary
@@ -82,7 +84,8 @@ public final class OutputFile {
     let closed = fclose(handle) == 0
     guard flushed, closed, rename(temporaryPath, path) == 0 else {
       let reason = String(cString: strerror(errno))
-      throw WorkbenchError(.usage, "could not finish writing: \(reason)", at: SourceLocation(file: path),
+      throw WorkbenchError(
+        .usage, "could not finish writing: \(reason)", at: SourceLocation(file: path),
         help: "the partial output is at \(temporaryPath)")
     }
   }

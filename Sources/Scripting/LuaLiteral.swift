@@ -22,10 +22,15 @@ public enum LuaLiteral {
     case .bool(let bool): text += bool ? "true" : "false"
     case .integer(let integer): text += String(integer)
     case .number(let number):
-      if number.isNaN { text += "(0/0)" }
-      else if number.isInfinite { text += number > 0 ? "math.huge" : "-math.huge" }
-      else if number.rounded() == number && abs(number) < 1e15 { text += String(Int64(number)) + ".0" }
-      else { text += "\(number)" }
+      if number.isNaN {
+        text += "(0/0)"
+      } else if number.isInfinite {
+        text += number > 0 ? "math.huge" : "-math.huge"
+      } else if number.rounded() == number && abs(number) < 1e15 {
+        text += String(Int64(number)) + ".0"
+      } else {
+        text += "\(number)"
+      }
     case .string(let string): appendString(string, to: &text)
     case .array(let array):
       text += "{"

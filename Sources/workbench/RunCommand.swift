@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnostics
 import Flows
 import Foundation
+import Logging
 
 struct RunCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -27,10 +28,13 @@ struct RunCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("The input: a measurement trace (.jsonl).", valueName: "path"))
   var input: String
 
-  @Option(name: .long, help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
+  @Option(
+    name: .long, help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
   var events: String?
 
-  @Option(name: .customLong("trace-out"), help: ArgumentHelp("Write the measurements the flow saw, as a replayable trace.", valueName: "file"))
+  @Option(
+    name: .customLong("trace-out"),
+    help: ArgumentHelp("Write the measurements the flow saw, as a replayable trace.", valueName: "file"))
   var traceOut: String?
 
   @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
@@ -74,5 +78,3 @@ enum RunSummary {
     return "FAILED  \(flowName): \(result.message) (reason \(result.reason), code \(result.code))"
   }
 }
-
-import Logging

@@ -26,13 +26,21 @@ struct Workbench: ParsableCommand {
 
 /// Options every command that loads a flow shares.
 struct FlowSettingsOptions: ParsableArguments {
-  @Option(name: .long, help: ArgumentHelp("A JSON settings file, above the flow's own values (repeatable; later wins).", valueName: "file"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("A JSON settings file, above the flow's own values (repeatable; later wins).", valueName: "file")
+  )
   var config: [String] = []
 
-  @Option(name: .customLong("set"), help: ArgumentHelp("Set one setting, above everything else (repeatable), e.g. --set flow.time_limit=20.", valueName: "key=value"))
+  @Option(
+    name: .customLong("set"),
+    help: ArgumentHelp(
+      "Set one setting, above everything else (repeatable), e.g. --set flow.time_limit=20.", valueName: "key=value"))
   var assignments: [String] = []
 
-  @Option(name: .long, help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
   var lang: String?
 
   func flowOptions(path: String) -> FlowOptions {
@@ -45,7 +53,8 @@ struct FlowSettingsOptions: ParsableArguments {
 }
 
 struct LoggingOptions: ParsableArguments {
-  @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+  @Option(
+    name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
   var logLevel: String = "info"
 
   @Option(name: .long, help: ArgumentHelp("Also write the log of this session to a file.", valueName: "file"))

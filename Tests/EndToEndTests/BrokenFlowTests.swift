@@ -58,7 +58,8 @@ struct BrokenFlow: CustomTestStringConvertible, Sendable {
     defer { folder.remove() }
     let marker = packageRoot + "/workbench-should-not-exist"
     _ = try workbench(
-      ["run", "\(fixtures)/os-execute.lua", "--input", "examples/traces/liveness-pass.jsonl", "--quiet"], folder: folder)
+      ["run", "\(fixtures)/os-execute.lua", "--input", "examples/traces/liveness-pass.jsonl", "--quiet"], folder: folder
+    )
     #expect(!FileManager.default.fileExists(atPath: marker))
   }
 

@@ -97,7 +97,8 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     defer { folder.remove() }
     let outcome = try workbench(["check", "\(fixtures)/missing-key/flow.lua"], folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
-    #expect(outcome.stderr.contains("message key 'fixture.only_english' is missing from the 'zh-HK' catalog"), "\(outcome)")
+    #expect(
+      outcome.stderr.contains("message key 'fixture.only_english' is missing from the 'zh-HK' catalog"), "\(outcome)")
     #expect(!outcome.stderr.contains("from the 'en' catalog"), "\(outcome)")
     #expect(outcome.stderr.contains("1 problem in"), "\(outcome)")
   }
@@ -138,7 +139,10 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     let timeLimit = try #require(rows.first { $0.first == "flow.time_limit" }, "\(outcome)")
     #expect(timeLimit.dropFirst().first == "12")
     #expect(timeLimit.last == "--set")
-    for key in ["liveness.front_yaw", "liveness.closed_below", "liveness.open_above", "liveness.blink_max_ms", "liveness.turn_yaw"] {
+    for key in [
+      "liveness.front_yaw", "liveness.closed_below", "liveness.open_above", "liveness.blink_max_ms",
+      "liveness.turn_yaw",
+    ] {
       let row = try #require(rows.first { $0.first.map(String.init) == key }, "\(key)\n\(outcome)")
       #expect(row.joined(separator: " ").hasSuffix("examples/liveness.lua"), "\(row)")
     }
@@ -231,7 +235,8 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let outcome = try workbench(
-      ["run", liveness, "--input", passTrace, "--events", folder.file("missing/events.jsonl"), "--quiet"], folder: folder)
+      ["run", liveness, "--input", passTrace, "--events", folder.file("missing/events.jsonl"), "--quiet"],
+      folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
     #expect(outcome.stderr.contains("does not exist"), "\(outcome)")
   }

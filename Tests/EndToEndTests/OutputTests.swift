@@ -11,7 +11,10 @@ struct OutputTests {
     defer { folder.remove() }
     let eventsPath = folder.file("events.jsonl")
     let outcome = try workbench(
-      ["run", "examples/liveness.lua", "--input", pass, "--events", eventsPath, "--trace-out", folder.file("missing/seen.jsonl"), "--quiet"],
+      [
+        "run", "examples/liveness.lua", "--input", pass, "--events", eventsPath, "--trace-out",
+        folder.file("missing/seen.jsonl"), "--quiet",
+      ],
       folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
     #expect(outcome.stderr.contains("missing/seen.jsonl"), "\(outcome)")
@@ -23,7 +26,9 @@ struct OutputTests {
     #expect(records.last?["reason"] == "output_error")
   }
 
-  @Test(arguments: [["--events", "@input"], ["--trace-out", "@input"], ["--events", "@same", "--trace-out", "@same"]])
+  @Test(arguments: [
+    ["--events", "@input"], ["--trace-out", "@input"], ["--events", "@same", "--trace-out", "@same"],
+  ])
   func anOutputThatWouldOverwriteAnotherFileIsRefused(_ extra: [String]) throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
@@ -31,7 +36,8 @@ struct OutputTests {
     try FileManager.default.copyItem(atPath: packageRoot + "/" + pass, toPath: input)
     let original = try #require(FileManager.default.contents(atPath: input))
     let arguments = extra.map { $0 == "@input" ? input : $0 == "@same" ? folder.file("out.jsonl") : $0 }
-    let outcome = try workbench(["run", "examples/liveness.lua", "--input", input, "--quiet"] + arguments, folder: folder)
+    let outcome = try workbench(
+      ["run", "examples/liveness.lua", "--input", input, "--quiet"] + arguments, folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
     #expect(outcome.stderr.contains("would overwrite"), "\(outcome)")
     #expect(FileManager.default.contents(atPath: input) == original)
@@ -67,6 +73,7 @@ struct OutputTests {
       outputs.insert(fileText(eventsPath) ?? "")
     }
     #expect(outputs.count == 1)
-    #expect(outputs.first?.contains(#""status":"X","alpha":1,"bravo":2,"charlie":3,"delta":4,"echo":{"y":2,"z":1}"#) == true)
+    #expect(
+      outputs.first?.contains(#""status":"X","alpha":1,"bravo":2,"charlie":3,"delta":4,"echo":{"y":2,"z":1}"#) == true)
   }
 }

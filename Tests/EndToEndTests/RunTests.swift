@@ -21,7 +21,9 @@ private let slowBlinkTrace = "examples/traces/liveness-slow-blink.jsonl"
     #expect(session["flow"] == "liveness")
     #expect(session["file"] == "examples/liveness.lua")
     #expect(session["order"] == ["one face", "face front-on", "blink", "turn left"])
-    let passed = records.filter { $0["type"] == "step" && $0["state"] == "passed" }.compactMap { $0["name"]?.stringValue }
+    let passed = records.filter { $0["type"] == "step" && $0["state"] == "passed" }.compactMap {
+      $0["name"]?.stringValue
+    }
     #expect(passed == ["one face", "face front-on", "blink", "turn left"])
     let end = try result(records)
     #expect(end["success"] == true)
@@ -80,7 +82,8 @@ private let slowBlinkTrace = "examples/traces/liveness-slow-blink.jsonl"
     defer { folder.remove() }
     let zhPath = folder.file("zh.jsonl")
     let enPath = folder.file("en.jsonl")
-    let zh = try workbench(["run", liveness, "--input", passTrace, "--events", zhPath, "--lang", "zh-HK"], folder: folder)
+    let zh = try workbench(
+      ["run", liveness, "--input", passTrace, "--events", zhPath, "--lang", "zh-HK"], folder: folder)
     let en = try workbench(["run", liveness, "--input", passTrace, "--events", enPath], folder: folder)
     #expect(zh.status == 0, "\(zh)")
     #expect(en.status == 0, "\(en)")
@@ -196,7 +199,9 @@ private let slowBlinkTrace = "examples/traces/liveness-slow-blink.jsonl"
     #expect(order.count == 2)
     #expect(Set(order).count == 2)
     #expect(Set(order).isSubset(of: Self.names))
-    let started = records.filter { $0["type"] == "step" && $0["state"] == "started" }.compactMap { $0["name"]?.stringValue }
+    let started = records.filter { $0["type"] == "step" && $0["state"] == "started" }.compactMap {
+      $0["name"]?.stringValue
+    }
     #expect(started == order)
     let end = try result(records)
     #expect(end["steps"] == 2)

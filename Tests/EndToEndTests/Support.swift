@@ -129,7 +129,8 @@ struct TemporaryFolder {
   let path: String
 
   init() throws {
-    path = FileManager.default.temporaryDirectory
+    path =
+      FileManager.default.temporaryDirectory
       .appendingPathComponent("workbench-e2e-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   }
@@ -175,7 +176,9 @@ func jsonLines(_ text: String, sourceLocation: SourceLocation = #_sourceLocation
 func result(_ records: [JSONValue], sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
   let last = try #require(records.last, sourceLocation: sourceLocation)
   #expect(last["type"] == "result", sourceLocation: sourceLocation)
-  #expect(records.dropLast().allSatisfy { $0["type"] != "result" }, "a result before the last line", sourceLocation: sourceLocation)
+  #expect(
+    records.dropLast().allSatisfy { $0["type"] != "result" }, "a result before the last line",
+    sourceLocation: sourceLocation)
   return last
 }
 

@@ -47,7 +47,8 @@ struct RunnerTests {
     var script = FrameScript()
     script.add(3) { _ in yaw(0) }
     script.add(3) { _ in yaw(25) }
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "twice", steps = {
         wb.threshold { name = "a", field = "face.yaw", above = 20 },
@@ -186,7 +187,8 @@ struct RandomOrderTests {
 struct HintTests {
   @Test("the same hint is shown once; params are substituted; the language is chosen")
   func hints() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "h", steps = { function(m, ctx)
         ctx.hint("count.left", { seconds = 3 })
@@ -209,7 +211,8 @@ struct HintTests {
 
   @Test("a key missing in the chosen language falls back, and says which language it used")
   func fallback() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "f", steps = { function(m, ctx) ctx.hint("only.english") return true end } }
       """, messages: ["en": ["only.english": "English only"]])
@@ -222,7 +225,8 @@ struct HintTests {
 
   @Test("on_finish sees the result and can emit a final status")
   func onFinish() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "f", codes = { step_timeout = 1007 },
         steps = { wb.step { name = "never", timeout = 0.1, update = function() end } },
@@ -240,7 +244,8 @@ struct HintTests {
 
   @Test("custom events are typed flow.<name>")
   func customEvent() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "e", steps = { function(m, ctx) ctx.event("best_shot", { score = 0.9 }) return true end } }
       """)
@@ -255,7 +260,8 @@ struct HintTests {
 struct CheckTests {
   @Test("check finds message keys missing from a catalog, including keys only in the source")
   func missingKeys() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "k", steps = {
         wb.threshold { field = "face.yaw", above = 20, hint = "face.turn_left" },
@@ -270,7 +276,8 @@ struct CheckTests {
 
   @Test("check lists every API mistake, each at its line")
   func apiMistakes() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "m", time_limt = 3, steps = {
         wb.threshold { field = "face.yaw" },
@@ -295,7 +302,8 @@ struct CheckTests {
 
   @Test("flow-declared settings are checked against --set")
   func declaredSettings() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       local S = wb.settings { ["turn.angle"] = { type = "number", default = 20, min = 5, max = 60, unit = "deg",
                                                    doc = "how far to turn" } }

@@ -6,12 +6,13 @@ import Testing
 struct StepLibraryTests {
   @Test("threshold passes on a crossing, not on a value that was already beyond")
   func thresholdCrossing() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "t", steps = { wb.threshold { name = "left", field = "face.yaw", above = 20 } } }
       """)
     var script = FrameScript()
-    script.add(10) { _ in yaw(30) }   // already turned: must not count
+    script.add(10) { _ in yaw(30) }  // already turned: must not count
     script.add(5) { _ in yaw(0) }
     script.add(5) { _ in yaw(25) }
     let record = try run(fixture, script)
@@ -22,7 +23,8 @@ struct StepLibraryTests {
 
   @Test("threshold with crossing = false passes on any frame beyond")
   func thresholdLevel() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "t", steps = { wb.threshold { field = "face.yaw", above = 20, crossing = false } } }
       """)
@@ -35,7 +37,8 @@ struct StepLibraryTests {
 
   @Test("threshold below, on a value function")
   func thresholdBelowValue() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       local function eyes(m) return m.face and math.min(m.face.ear_left, m.face.ear_right) end
       return wb.flow { name = "t", steps = {
@@ -51,14 +54,15 @@ struct StepLibraryTests {
 
   @Test("range needs the value held inside for hold_ms without leaving")
   func rangeHold() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "r", steps = { wb.range { field = "face.yaw", min = -5, max = 5, hold_ms = 300 } } }
       """)
     var script = FrameScript(fps: 10)
-    script.add(2) { _ in yaw(0) }     // 0.0, 0.1: inside for 0.1 s
-    script.add(1) { _ in yaw(9) }     // 0.2: leaves, the hold restarts
-    script.add(5) { _ in yaw(1) }     // 0.3 ... 0.7: passes at 0.6
+    script.add(2) { _ in yaw(0) }  // 0.0, 0.1: inside for 0.1 s
+    script.add(1) { _ in yaw(9) }  // 0.2: leaves, the hold restarts
+    script.add(5) { _ in yaw(1) }  // 0.3 ... 0.7: passes at 0.6
     let record = try run(fixture, script)
     #expect(record.result?.success == true)
     let passed = try #require(record.events("step").first { $0["state"] == "passed" })
@@ -67,7 +71,8 @@ struct StepLibraryTests {
 
   @Test("a missing measurement counts as leaving the range")
   func rangeMissing() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "r", steps = { wb.range { field = "face.yaw", min = -5, max = 5, hold_ms = 200, timeout = 1 } } }
       """)
@@ -89,7 +94,7 @@ struct StepLibraryTests {
     func ear(_ value: Double) -> [String: MeasurementValue] { ["face.ear": .number(value)] }
     var fast = FrameScript()
     fast.add(10) { _ in ear(0.3) }
-    fast.add(6) { _ in ear(0.05) }   // 0.2 s closed
+    fast.add(6) { _ in ear(0.05) }  // 0.2 s closed
     fast.add(5) { _ in ear(0.3) }
     let passed = try run(try FlowFixture(source), fast)
     #expect(passed.result?.success == true)
@@ -106,7 +111,8 @@ struct StepLibraryTests {
 
   @Test("a plain function step and wb.step with a name")
   func plainFunctions() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "plain", steps = {
         function(m, ctx) if m.face and m.face.count == 1 then return true end end,
@@ -124,7 +130,8 @@ struct StepLibraryTests {
 
   @Test("m is refilled every frame: a table that disappears is nil")
   func absentTables() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       local seen = {}
       return wb.flow { name = "m", steps = { function(m, ctx)
@@ -140,7 +147,8 @@ struct StepLibraryTests {
 
   @Test("a step returning something else than true/false/nil is a script error")
   func badReturn() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "bad", steps = { function() return "yes" end } }
       """)
@@ -190,13 +198,14 @@ struct SequenceHandOverTests {
 struct DeadlineTests {
   @Test("a frame captured after the step's timeout does not pass the step")
   func lateFrame() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "late", steps = { wb.threshold { field = "face.yaw", above = 20, timeout = 1 } } }
       """)
     var script = FrameScript(fps: 10)
-    script.add(11) { _ in yaw(0) }   // 0.0 ... 1.0
-    script.add(1) { _ in yaw(30) }   // 1.1: too late
+    script.add(11) { _ in yaw(0) }  // 0.0 ... 1.0
+    script.add(1) { _ in yaw(30) }  // 1.1: too late
     let record = try run(fixture, script)
     #expect(record.result?.reason == "step_timeout")
     #expect(record.events.last?.frame == 11)
@@ -204,13 +213,14 @@ struct DeadlineTests {
 
   @Test("a frame exactly at the timeout still counts")
   func onTime() throws {
-    let fixture = try FlowFixture("""
+    let fixture = try FlowFixture(
+      """
       local wb = require "wb"
       return wb.flow { name = "late", steps = { wb.threshold { field = "face.yaw", above = 20, timeout = 1 } } }
       """)
     var script = FrameScript(fps: 10)
     script.add(10) { _ in yaw(0) }
-    script.add(1) { _ in yaw(30) }   // t = 1.0
+    script.add(1) { _ in yaw(30) }  // t = 1.0
     let record = try run(fixture, script)
     #expect(record.result?.success == true)
   }

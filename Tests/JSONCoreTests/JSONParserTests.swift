@@ -2,7 +2,8 @@ import JSONCore
 import Testing
 
 /// Parses `text` and returns the syntax error it must raise.
-private func syntaxError(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> JSONSyntaxError? {
+private func syntaxError(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> JSONSyntaxError?
+{
   do {
     let value = try JSONParser.parse(text)
     Issue.record("expected a syntax error, parsed \(value)", sourceLocation: sourceLocation)

@@ -72,7 +72,9 @@ private func writtenNumber(_ number: Double) -> String {
   }
 
   @Test func tinyAndHugeFractionsRoundTrip() throws {
-    for number in [Double.leastNonzeroMagnitude, 1e-7, 2.2250738585072014e-308, 1.7976931348623157e308, -3.5e-12, 6.02214076e23] {
+    for number in [
+      Double.leastNonzeroMagnitude, 1e-7, 2.2250738585072014e-308, 1.7976931348623157e308, -3.5e-12, 6.02214076e23,
+    ] {
       let text = writtenNumber(number)
       #expect(try JSONParser.parse(text) == .number(number), "\(number) written as \(text)")
       #expect(text.count <= 24)

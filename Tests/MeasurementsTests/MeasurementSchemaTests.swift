@@ -1,7 +1,9 @@
 import Measurements
 import Testing
 
-private func id(_ result: Result<Int, MeasurementShapeError>, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> Int {
+private func id(_ result: Result<Int, MeasurementShapeError>, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+  throws -> Int
+{
   switch result {
   case .success(let id): return id
   case .failure(let error):
@@ -89,7 +91,8 @@ private func shapeError(_ result: Result<Int, MeasurementShapeError>) -> Measure
     #expect(schema.lookup(path: "face.yaw") == 1)
     #expect(schema.lookup(path: "face") == 0)
     #expect(schema.lookup(path: "card.corners.2.x") == schema.count - 1)
-    #expect(schema.lookup(path: "card.corners.2") == schema.id(parent: schema.lookup(path: "card.corners")!, key: .index(2)))
+    #expect(
+      schema.lookup(path: "card.corners.2") == schema.id(parent: schema.lookup(path: "card.corners")!, key: .index(2)))
     let before = schema.count
     #expect(schema.lookup(path: "face.pitch") == nil)
     #expect(schema.lookup(path: "nothing.here") == nil)

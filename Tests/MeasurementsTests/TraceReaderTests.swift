@@ -5,7 +5,9 @@ import Measurements
 import Testing
 
 /// Writes `lines` (joined with newlines) to a trace file and reads every frame.
-private func readAll(_ text: String) throws -> (frames: [MeasurementFrame], schema: MeasurementSchema, header: JSONObject?) {
+private func readAll(_ text: String) throws -> (
+  frames: [MeasurementFrame], schema: MeasurementSchema, header: JSONObject?
+) {
   let folder = try TemporaryFolder()
   defer { folder.remove() }
   let path = try folder.write("trace.jsonl", text)
@@ -215,7 +217,8 @@ private func value(_ frame: MeasurementFrame, _ schema: MeasurementSchema, _ pat
   }
 
   @Test func timeGoingBackwards() throws {
-    try expectInputError("{\"t\": 0}\n{\"t\": 2}\n\n{\"t\": 1.5}\n", line: 4, containing: "time goes backwards: t = 1.5 after t = 2")
+    try expectInputError(
+      "{\"t\": 0}\n{\"t\": 2}\n\n{\"t\": 1.5}\n", line: 4, containing: "time goes backwards: t = 1.5 after t = 2")
   }
 
   @Test func badFrameNumbers() throws {
@@ -225,12 +228,14 @@ private func value(_ frame: MeasurementFrame, _ schema: MeasurementSchema, _ pat
   }
 
   @Test func unsupportedHeaderVersion() throws {
-    try expectInputError("{\"workbench_trace\": 2}\n{\"t\": 0}\n", line: 1, containing: "trace format version 2 is not supported")
+    try expectInputError(
+      "{\"workbench_trace\": 2}\n{\"t\": 0}\n", line: 1, containing: "trace format version 2 is not supported")
     try expectInputError("{\"workbench_trace\": \"1\"}\n", line: 1, containing: "version \"1\" is not supported")
   }
 
   @Test func theHeaderMustComeFirst() throws {
-    try expectInputError("{\"t\": 0}\n{\"workbench_trace\": 1}\n", line: 2, containing: "the header line must come first")
+    try expectInputError(
+      "{\"t\": 0}\n{\"workbench_trace\": 1}\n", line: 2, containing: "the header line must come first")
     try expectInputError("{\"workbench_trace\": 1}\n{\"workbench_trace\": 1}\n", line: 2, containing: "must come first")
   }
 

@@ -17,7 +17,8 @@ import Testing
     let catalogs = try MessageCatalogs.load(directories: [base])
     #expect(catalogs.languages == ["en", "zh-HK"])
     #expect(catalogs.text(for: "greet", language: "en", fallback: "en") == LocalizedText(text: "Hello", language: "en"))
-    #expect(catalogs.text(for: "greet", language: "zh-HK", fallback: "en") == LocalizedText(text: "你好", language: "zh-HK"))
+    #expect(
+      catalogs.text(for: "greet", language: "zh-HK", fallback: "en") == LocalizedText(text: "你好", language: "zh-HK"))
     #expect(catalogs.contains("bye", language: "en"))
     #expect(!catalogs.contains("bye", language: "zh-HK"))
     #expect(catalogs.files(of: "en") == [base + "/en.json"])
@@ -122,16 +123,18 @@ import Testing
     }
     #expect(error.status == .usage)
     #expect(error.diagnostics.count == 2)
-    #expect(error.diagnostics.map(\.location) == [
-      Diagnostics.SourceLocation(file: file, key: "count"), Diagnostics.SourceLocation(file: file, key: "group.flag"),
-    ])
+    #expect(
+      error.diagnostics.map(\.location) == [
+        Diagnostics.SourceLocation(file: file, key: "count"), Diagnostics.SourceLocation(file: file, key: "group.flag"),
+      ])
     #expect(error.diagnostics[0].message.contains("not integer"))
     #expect(error.diagnostics[1].message.contains("not boolean"))
   }
 
   @Test func anUnreadableFileIsAnError() throws {
     var catalogs = MessageCatalogs()
-    let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).json").path
+    let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).json")
+      .path
     let error = try #require(throws: WorkbenchError.self) {
       try catalogs.add(file: missing, language: "en")
     }
@@ -152,8 +155,10 @@ import Testing
   @Test func theChosenLanguageComesFirst() throws {
     let (catalogs, folder) = try catalogs()
     defer { folder.remove() }
-    #expect(catalogs.text(for: "both", language: "zh-HK", fallback: "en") == LocalizedText(text: "兩者", language: "zh-HK"))
-    #expect(catalogs.text(for: "both", language: "en", fallback: "zh-HK") == LocalizedText(text: "Both (en)", language: "en"))
+    #expect(
+      catalogs.text(for: "both", language: "zh-HK", fallback: "en") == LocalizedText(text: "兩者", language: "zh-HK"))
+    #expect(
+      catalogs.text(for: "both", language: "en", fallback: "zh-HK") == LocalizedText(text: "Both (en)", language: "en"))
   }
 
   @Test func aMissingKeyFallsBackAndSaysWhichLanguage() throws {
@@ -170,7 +175,8 @@ import Testing
   @Test func anUnknownLanguageUsesTheFallback() throws {
     let (catalogs, folder) = try catalogs()
     defer { folder.remove() }
-    #expect(catalogs.text(for: "both", language: "fr", fallback: "en") == LocalizedText(text: "Both (en)", language: "en"))
+    #expect(
+      catalogs.text(for: "both", language: "fr", fallback: "en") == LocalizedText(text: "Both (en)", language: "en"))
   }
 
   @Test func aKeyInNeitherLanguageIsNil() throws {
@@ -186,7 +192,8 @@ import Testing
     try folder.write("en.json", #"{"left": "{seconds} s left"}"#)
     try folder.write("zh-HK.json", #"{}"#)
     let catalogs = try MessageCatalogs.load(directories: [folder.path])
-    let text = catalogs.text(for: "left", language: "zh-HK", fallback: "en", parameters: JSONObject([("seconds", .number(2.34))]))
+    let text = catalogs.text(
+      for: "left", language: "zh-HK", fallback: "en", parameters: JSONObject([("seconds", .number(2.34))]))
     #expect(text == LocalizedText(text: "2.3 s left", language: "en"))
   }
 }
@@ -269,14 +276,17 @@ import Testing
 
     let problems = catalogs.problems(forKeys: ["b", "a", "b", "c"])
     let messages = problems.map(\.message)
-    #expect(messages == [
-      "message key 'b' is missing from the 'zh-HK' catalog",
-      "message key 'c' is missing from the 'en' catalog",
-      "message key 'c' is missing from the 'zh-HK' catalog",
-    ])
-    #expect(problems.map(\.location) == [
-      Diagnostics.SourceLocation(file: zh, key: "b"), Diagnostics.SourceLocation(file: en, key: "c"), Diagnostics.SourceLocation(file: zh, key: "c"),
-    ])
+    #expect(
+      messages == [
+        "message key 'b' is missing from the 'zh-HK' catalog",
+        "message key 'c' is missing from the 'en' catalog",
+        "message key 'c' is missing from the 'zh-HK' catalog",
+      ])
+    #expect(
+      problems.map(\.location) == [
+        Diagnostics.SourceLocation(file: zh, key: "b"), Diagnostics.SourceLocation(file: en, key: "c"),
+        Diagnostics.SourceLocation(file: zh, key: "c"),
+      ])
     #expect(problems[0].help?.contains("\"b\"") == true)
     #expect(catalogs.problems(forKeys: ["a"]).isEmpty)
     #expect(catalogs.problems(forKeys: []).isEmpty)
@@ -373,7 +383,10 @@ import Testing
     let keys = Array(try Self.keys("en").keys) + Array(try Self.keys("zh-HK").keys)
     #expect(catalogs.problems(forKeys: keys).map(\.description) == [])
     // Every result reason the engine reports has a text in both languages.
-    for reason in ["passed", "step_failed", "step_timeout", "time_limit", "end_of_input", "script_error", "limit_exceeded", "input_error"] {
+    for reason in [
+      "passed", "step_failed", "step_timeout", "time_limit", "end_of_input", "script_error", "limit_exceeded",
+      "input_error",
+    ] {
       for language in ["en", "zh-HK"] {
         #expect(catalogs.contains("result." + reason, language: language), "result.\(reason) in \(language)")
       }

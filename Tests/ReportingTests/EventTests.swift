@@ -8,7 +8,8 @@ import Testing
     let event = Event(
       type: "step", t: 1.5, frame: 45,
       fields: JSONObject([("name", "blink"), ("index", 3), ("state", "started"), ("timeout", 5.0)]))
-    #expect(event.jsonLine == #"{"type":"step","t":1.5,"frame":45,"name":"blink","index":3,"state":"started","timeout":5}"#)
+    #expect(
+      event.jsonLine == #"{"type":"step","t":1.5,"frame":45,"name":"blink","index":3,"state":"started","timeout":5}"#)
   }
 
   @Test func fieldsKeepTheirInsertionOrder() {

@@ -6,7 +6,8 @@ import Reporting
 import Testing
 
 /// Reads every frame of a trace file.
-private func read(_ path: String) throws -> (frames: [MeasurementFrame], schema: MeasurementSchema, header: JSONObject?) {
+private func read(_ path: String) throws -> (frames: [MeasurementFrame], schema: MeasurementSchema, header: JSONObject?)
+{
   let schema = MeasurementSchema()
   var reader = try TraceReader(path: path, schema: schema)
   var frames: [MeasurementFrame] = []
@@ -82,7 +83,8 @@ private func roundTrip(_ source: String, header: JSONObject = JSONObject()) thro
 
   @Test func arraysAreWrittenAsArrays() throws {
     let result = try roundTrip(
-      #"{"t": 0, "card": {"corners": [{"x": 1, "y": 2}, {"x": 3.5, "y": 4}]}, "tags": ["a", "b", "c"], "m": [[1, 2], [3]]}"#)
+      #"{"t": 0, "card": {"corners": [{"x": 1, "y": 2}, {"x": 3.5, "y": 4}]}, "tags": ["a", "b", "c"], "m": [[1, 2], [3]]}"#
+    )
     let lines = result.text.split(separator: "\n").map(String.init)
     #expect(
       lines[1]
@@ -192,10 +194,11 @@ private func roundTrip(_ source: String, header: JSONObject = JSONObject()) thro
 
     let copy = try read(path)
     #expect(copy.frames.map(\.index) == [15, 18])
-    #expect(copy.frames.map { byPath($0, copy.schema) } == [
-      ["face": .table, "face.yaw": .number(-4.25)],
-      ["face": .table, "face.yaw": .number(-4.25), "face.count": .integer(1)],
-    ])
+    #expect(
+      copy.frames.map { byPath($0, copy.schema) } == [
+        ["face": .table, "face.yaw": .number(-4.25)],
+        ["face": .table, "face.yaw": .number(-4.25), "face.count": .integer(1)],
+      ])
   }
 
   @Test func aMissingFolderIsAnError() throws {

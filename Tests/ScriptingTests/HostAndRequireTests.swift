@@ -10,7 +10,9 @@ struct HostAndRequireTests {
     let host = RecordingHost()
     host.answer = { function, _ in function == .settings ? "{ flow = { time_limit = 30 } }, 'second'" : nil }
     let vm = try makeVM(host: host)
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       local native = require "wb.native"
       native.status("ORTH", { ratio = 0.25, ok = true, list = { 1, 2, 3 }, name = "x\\n\\"y\\"" })
       local answer, second = native.settings({})
@@ -40,7 +42,9 @@ struct HostAndRequireTests {
     let host = RecordingHost()
     host.answer = { _, _ throws(HostCallFailure) in throw HostCallFailure("refused") }
     let vm = try makeVM(host: host)
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       local native = require 'wb.native'
       local ok, message = pcall(native.text, 'x')
       assert(not ok and message:find('refused'))
@@ -63,7 +67,9 @@ struct HostAndRequireTests {
     try FileManager.default.createDirectory(atPath: folder + "/pkg", withIntermediateDirectories: true)
     try "return { value = 1 }".write(toFile: folder + "/pkg/init.lua", atomically: true, encoding: .utf8)
     let vm = try makeVM(extraRoot: folder)
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       local helper = require "helper"
       helper.value = helper.value + 1
       assert(require("helper").value == 42)
@@ -117,7 +123,8 @@ struct HostAndRequireTests {
       let host = RecordingHost()
       let vm = try makeVM(host: host)
       vm.seedRandom(seed)
-      _ = scriptError(vm, "require('wb.native').event('r', { math.random(1000), math.random(1000), math.random(1000) })")
+      _ = scriptError(
+        vm, "require('wb.native').event('r', { math.random(1000), math.random(1000), math.random(1000) })")
       return host.calls.first?.1.last?.arrayValue ?? []
     }
     #expect(try draw(7) == (try draw(7)))
@@ -137,7 +144,9 @@ struct LuaLiteralTests {
     let host = RecordingHost()
     host.answer = { _, _ in literal }
     let vm = try makeVM(host: host)
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       local native = require 'wb.native'
       local v = native.text('x')
       native.event('echo', v)
@@ -166,7 +175,10 @@ struct ArgumentEncodingTests {
     for _ in 0..<5 {
       let host = RecordingHost()
       let vm = try makeVM(host: host)
-      #expect(scriptError(vm, "require('wb.native').status('X', { delta = 4, alpha = 1, charlie = 3, bravo = 2, [7] = 'seven' })") == nil)
+      #expect(
+        scriptError(
+          vm, "require('wb.native').status('X', { delta = 4, alpha = 1, charlie = 3, bravo = 2, [7] = 'seven' })")
+          == nil)
       let fields = try #require(host.calls.first?.1.last?.objectValue)
       #expect(fields.keys == ["7", "alpha", "bravo", "charlie", "delta"])
       texts.insert(JSONValue.object(fields).jsonText)
@@ -178,7 +190,9 @@ struct ArgumentEncodingTests {
   func largeArguments() throws {
     let host = RecordingHost()
     let vm = try makeVM(host: host)
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       local rows = {}
       for i = 1, 300 do
         rows[i] = { index = i, name = string.rep("n", i % 40), nested = { i, i * 2, { deep = tostring(i) } } }

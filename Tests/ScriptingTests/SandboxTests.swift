@@ -7,7 +7,9 @@ struct SandboxTests {
   @Test("the allowed libraries are there")
   func allowedLibraries() throws {
     let vm = try makeVM()
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       assert(type(string.format) == "function")
       assert(type(table.concat) == "function")
       assert(type(math.floor) == "function")
@@ -96,7 +98,8 @@ struct SandboxTests {
     let vm = try makeVM()
     let plain = try #require(scriptError(vm, "error({ code = 3 })"))
     #expect(plain.message.contains("error object is a table value"))
-    let described = try #require(scriptError(vm, "error(setmetatable({}, { __tostring = function() return 'custom' end }))"))
+    let described = try #require(
+      scriptError(vm, "error(setmetatable({}, { __tostring = function() return 'custom' end }))"))
     #expect(described.message == "custom")
   }
 }
@@ -116,7 +119,9 @@ struct LimitTests {
   func pcallCannotSwallow() throws {
     let vm = try makeVM()
     let error = try #require(
-      scriptError(vm, """
+      scriptError(
+        vm,
+        """
         for i = 1, 1000 do
           pcall(function() while true do end end)
         end
@@ -190,7 +195,9 @@ struct PatternTests {
   @Test("ordinary pattern use still works")
   func ordinaryUse() throws {
     let vm = try makeVM()
-    let error = scriptError(vm, """
+    let error = scriptError(
+      vm,
+      """
       assert(("face.yaw"):match("^([^.]+)%.(.+)$") == "face")
       assert(select(2, ("a,b,,c"):gsub(",", ";")) == 3)
       local parts = {}
@@ -206,9 +213,11 @@ struct PatternTests {
   @Test("the budget is a setting: a larger one lets a costlier pattern run")
   func budgetIsConfigurable() throws {
     let code = "assert(string.rep('a', 400):find('a-a-b') == nil)"
-    let strict = try makeVM(limits: ScriptLimits(memoryLimit: 16 << 20, instructionLimit: 1_000_000, patternBudget: 1e6))
+    let strict = try makeVM(
+      limits: ScriptLimits(memoryLimit: 16 << 20, instructionLimit: 1_000_000, patternBudget: 1e6))
     #expect(scriptError(strict, code) != nil)
-    let relaxed = try makeVM(limits: ScriptLimits(memoryLimit: 16 << 20, instructionLimit: 1_000_000, patternBudget: 1e10))
+    let relaxed = try makeVM(
+      limits: ScriptLimits(memoryLimit: 16 << 20, instructionLimit: 1_000_000, patternBudget: 1e10))
     #expect(scriptError(relaxed, code) == nil)
   }
 }
