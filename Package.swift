@@ -45,13 +45,16 @@ let package = Package(
       name: "workbench-bench",
       dependencies: ["Flows", "Scripting", "Measurements", "Reporting", "Diagnostics"]),
 
+    // Helpers every test target shares (temporary folders, the package root).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-    .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim"]),
-    .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
-    .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
-    .testTarget(name: "MeasurementsTests", dependencies: ["Measurements"]),
-    .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
-    .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["workbench"], exclude: ["Fixtures"]),
+    .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
+    .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
+    .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
+    .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
+    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
+    .testTarget(name: "FlowsTests", dependencies: ["Flows", "TestSupport"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["workbench", "TestSupport"], exclude: ["Fixtures"]),
   ]
 )

@@ -1,10 +1,10 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
-/// The package root, found from this file's path (Tests/EndToEndTests/Support.swift).
-let packageRoot: String = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+/// The package root: the working directory of every run.
+let packageRoot = packageRootPath
 
 /// Fixture flows, relative to the package root (the working directory of every run).
 let fixtures = "Tests/EndToEndTests/Fixtures"
@@ -122,31 +122,6 @@ func workbench(_ arguments: [String], folder: TemporaryFolder, sourceLocation: S
   -> Outcome
 {
   try Launched(arguments, folder: folder).wait(sourceLocation: sourceLocation)
-}
-
-/// A fresh folder for a test's outputs; removed by `remove()`.
-struct TemporaryFolder {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("workbench-e2e-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  @discardableResult
-  func write(_ name: String, _ contents: String) throws -> String {
-    let file = path + "/" + name
-    try contents.write(toFile: file, atomically: true, encoding: .utf8)
-    return file
-  }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  var listing: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
-
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 func fileText(_ path: String) -> String? {

@@ -5,6 +5,7 @@ import JSONCore
 import Logging
 import Measurements
 import Reporting
+import TestSupport
 
 /// A flow written to a temporary folder, with optional catalogs of its own.
 struct FlowFixture {
@@ -12,7 +13,7 @@ struct FlowFixture {
   let path: String
 
   init(_ source: String, messages: [String: [String: String]] = [:]) throws {
-    folder = NSTemporaryDirectory() + "wb-flows-" + UUID().uuidString
+    folder = try TemporaryFolder(prefix: "flows-tests").subfolder("flow")
     try FileManager.default.createDirectory(atPath: folder + "/messages", withIntermediateDirectories: true)
     path = folder + "/flow.lua"
     try source.write(toFile: path, atomically: true, encoding: .utf8)

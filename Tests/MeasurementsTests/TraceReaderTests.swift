@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Measurements
+import TestSupport
 import Testing
 
 /// Writes `lines` (joined with newlines) to a trace file and reads every frame.

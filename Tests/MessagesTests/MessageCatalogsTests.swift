@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Messages
+import TestSupport
 import Testing
 
 @Suite struct CatalogLoadingTests {

@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Reporting
+import TestSupport
 import Testing
 
 private func contents(_ path: String) -> String? {

@@ -3,6 +3,7 @@ import Foundation
 import JSONCore
 import Measurements
 import Reporting
+import TestSupport
 import Testing
 
 /// Reads every frame of a trace file.

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Scripting
+import TestSupport
 
 /// A host that records calls and answers from a script.
 final class RecordingHost: ScriptHost {
@@ -14,12 +15,7 @@ final class RecordingHost: ScriptHost {
 }
 
 enum Repository {
-  static let root: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-  }()
-  static var plugins: String { root + "/plugins" }
+  static var plugins: String { packageRootPath + "/plugins" }
 }
 
 /// A VM with the repository's step library on its require path.
@@ -34,11 +30,7 @@ func makeVM(
   return vm
 }
 
-func temporaryFolder() throws -> String {
-  let path = NSTemporaryDirectory() + "wb-scripting-" + UUID().uuidString
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  return path
-}
+func temporaryFolder() throws -> String { try TemporaryFolder(prefix: "scripting-tests").path }
 
 /// Runs code and returns the error it raised (nil if none).
 func scriptError(_ vm: LuaVM, _ code: String, chunk: String = "test.lua") -> ScriptError? {

@@ -1,6 +1,7 @@
 import Diagnostics
 import JSONCore
 import Settings
+import TestSupport
 import Testing
 
 @Suite struct ConfigFileTests {

@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Settings
+import TestSupport
 
 let sampleDeclarations: [SettingDeclaration] = [
   .number(
@@ -27,24 +28,5 @@ func resolveSet(_ key: String, _ text: String) throws -> (settings: ResolvedSett
   return builder.resolve()
 }
 
-/// A fresh directory for files a test writes; remove it when done.
-struct TemporaryDirectory {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("settings-tests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  func write(_ name: String, _ contents: String) throws -> String {
-    let filePath = (path as NSString).appendingPathComponent(name)
-    try contents.write(toFile: filePath, atomically: true, encoding: .utf8)
-    return filePath
-  }
-
-  func remove() {
-    try? FileManager.default.removeItem(atPath: path)
-  }
-}
+/// Settings tests call their folder a directory.
+typealias TemporaryDirectory = TemporaryFolder
