@@ -146,14 +146,13 @@ public enum FlowSession {
       let source = (try? String(contentsOfFile: options.flow.flowPath, encoding: .utf8)) ?? ""
       problems += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
     }
-    do { try traceWriter?.finish() } catch { problems += error.diagnostics }
-
     var outcome = RunOutcome(
       status: runner.result?.exitStatus ?? .failed, result: runner.result, flowName: flow.description.name,
       problems: problems, detail: runner.lastScriptError?.tracebackText,
       eventsToStandardOutput: eventsToStandardOutput)
-    if outcome.status == .usage && runner.lastScriptError == nil && !problems.isEmpty {
-      outcome.status = .usage
+    do { try traceWriter?.finish() } catch {
+      outcome.problems += error.diagnostics
+      if outcome.status == .passed { outcome.status = .usage }
     }
     finishSinks(&outcome)
     logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes")
