@@ -239,7 +239,12 @@ static int native_where(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
   lua_Debug ar;
   int level = (int)luaL_optinteger(L, 1, 1);
-  if (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+  size_t prefix_length = strlen(vm->library_prefix);
+  /* The step library passes calls on (a plain-table flow reaches wb.flow
+     through wb.runtime): the position wanted is the first one outside it. */
+  for (; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) break;
+    if (prefix_length > 0 && strncmp(ar.short_src, vm->library_prefix, prefix_length) == 0) continue;
     lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
     return 1;
   }

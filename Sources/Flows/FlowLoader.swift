@@ -260,13 +260,18 @@ public enum FlowLoader {
     }
     let problem = message.dropFirst(prefix.count)
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    // The flow table starts at wb.flow (or, for a plain table, at `return {`).
+    let tableStart =
+      lines.lastIndex { $0.contains("wb.flow") }
+      ?? lines.lastIndex { $0.firstMatch(of: /^\s*return\s*\{/) != nil } ?? 0
     var line: Int?
     if let field = problem.firstMatch(of: /field '([A-Za-z_][A-Za-z0-9_]*)'/)?.output.1 {
       let assignment = try! Regex("(^|[^A-Za-z0-9_.])" + String(field) + "\\s*=[^=]")
-      line = lines.firstIndex { $0.firstMatch(of: assignment) != nil }
+      line = lines[tableStart...].firstIndex { $0.firstMatch(of: assignment) != nil }
     }
-    if line == nil { line = lines.firstIndex { $0.contains("wb.flow") } }
-    guard let line else { return message }
+    guard let line = line ?? (tableStart > 0 || lines.first?.contains("wb.flow") == true ? tableStart : nil) else {
+      return message
+    }
     return "\(flowPath):\(line + 1): \(problem)"
   }
 }

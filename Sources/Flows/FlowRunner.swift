@@ -182,7 +182,7 @@ public final class FlowRunner {
         stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
     } catch  where error.kind == .apiMisuse {
       var named = error
-      named.message = "\(flow.displayPath): step '\(flow.description.steps[stepIndex].name)': \(error.message)"
+      named.message = "step '\(flow.description.steps[stepIndex].name)': \(error.message)"
       throw named
     }
     switch outcome {

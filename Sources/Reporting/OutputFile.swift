@@ -24,18 +24,22 @@ public final class OutputFile {
       flushEachWrite = true
       return
     }
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent().path
+    let parent = (path as NSString).deletingLastPathComponent
+    let directory = parent.isEmpty ? "." : parent
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-      let shown = (path as NSString).deletingLastPathComponent
       throw WorkbenchError(
-        .usage, "the folder \(shown.isEmpty ? "." : shown) does not exist", at: SourceLocation(file: path),
+        .usage, "the folder \(directory) does not exist", at: SourceLocation(file: path),
         help: "create it first or choose another output path")
+    }
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      throw WorkbenchError(
+        .usage, "is a folder, not a file", at: SourceLocation(file: path),
+        help: "give a file name inside it, e.g. \(path)/events.jsonl")
     }
     // Created exclusively, so that two outputs to the same path (say
     // --events and --trace-out) never share, and garble, one temporary file.
-    let base = directory + "/." + url.lastPathComponent + ".\(getpid())"
+    let base = directory + "/." + (path as NSString).lastPathComponent + ".\(getpid())"
     var temporary = base + ".tmp"
     var opened: UnsafeMutablePointer<FILE>?
     for attempt in 1...100 {

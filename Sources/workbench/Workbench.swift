@@ -13,8 +13,8 @@ struct Workbench: ParsableCommand {
       with its thresholds, timeouts and hints. workbench feeds it per-frame measurements and \
       reports what happened as events.
 
-      Exit codes: 0 passed, 1 failed, 2 usage, script or settings error, 3 license error, \
-      4 input or camera error, 130 interrupted (docs/exit-codes.md).
+      Exit codes: 0 passed, 1 failed, 2 usage, script, settings or output error, \
+      3 license error, 4 input error, 130 interrupted (docs/exit-codes.md).
 
       Example:
         workbench run examples/liveness.lua \\

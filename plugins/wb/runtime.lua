@@ -87,10 +87,12 @@ function runtime.prepare(flow)
   for index, step in ipairs(flow.steps) do
     local user_start = step.start
     -- Showing the step's hint when it starts is the runtime's job.
+    -- The step's own hint first: what its start shows (a sequence's first
+    -- sub-step) is more specific and comes after.
     step.start = function(self, context)
       context.clear_hint()
-      if user_start then user_start(self, context) end
       if self.hint then context.hint(self.hint, self.hint_params) end
+      if user_start then user_start(self, context) end
     end
     description.steps[index] = {
       name = step.name,
