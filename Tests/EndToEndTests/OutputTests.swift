@@ -78,3 +78,55 @@ struct OutputTests {
       outputs.first?.contains(#""status":"X","alpha":1,"bravo":2,"charlie":3,"delta":4,"echo":{"y":2,"z":1}"#) == true)
   }
 }
+
+@Suite("Where problems are reported")
+struct ProblemPositionTests {
+  @Test func aFolderGivenAsAnOutputIsRefusedBeforeTheRun() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let out = try folder.subfolder("out")
+    let outcome = try workbench(
+      ["run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--events", out],
+      folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("is a folder, not a file"), "\(outcome)")
+    #expect(!outcome.stdout.contains("PASSED"), "\(outcome)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+  }
+
+  @Test func mistakesInAPlainTableFlowAreReportedAtTheFlowsOwnLine() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "plain.lua",
+      """
+      local wb = require "wb"
+      return {
+        name = "plain",
+        time_limt = 10,
+        steps = { wb.threshold { name = "turn", field = "face.yaw", above = 20 } },
+      }
+      """)
+    let outcome = try workbench(["check", flow], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("plain.lua:4: wb.flow: unknown field 'time_limt'"), "\(outcome)")
+    #expect(!outcome.stderr.contains("plugins/wb"), "\(outcome)")
+  }
+
+  @Test func aFieldOfTheFlowTableIsFoundInsideTheTableNotInAStepAbove() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "wrongline.lua",
+      """
+      local wb = require "wb"
+      local turn = wb.threshold { name = "turn", field = "face.yaw", above = 20 }
+      return wb.flow {
+        steps = { turn },
+        name = 42,
+      }
+      """)
+    let outcome = try workbench(["check", flow], folder: folder)
+    #expect(outcome.stderr.contains("wrongline.lua:5: wb.flow: field 'name' must be a string"), "\(outcome)")
+  }
+}

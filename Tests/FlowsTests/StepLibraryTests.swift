@@ -225,3 +225,22 @@ struct DeadlineTests {
     #expect(record.result?.success == true)
   }
 }
+
+@Suite("Hint order")
+struct HintOrderTests {
+  @Test("a sequence shows its own hint, then its first sub-step's, which stays")
+  func sequenceThenSubStep() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "h", steps = {
+        wb.sequence { name = "blink", hint = "face.look_straight",
+          wb.threshold { field = "face.ear", below = 0.15, hint = "face.blink" },
+          wb.threshold { field = "face.ear", above = 0.25 } } } }
+      """)
+    var script = FrameScript()
+    script.add(2) { _ in ["face.ear": .number(0.3)] }
+    let record = try run(fixture, script)
+    #expect(record.events("hint").map { $0["key"]?.stringValue } == ["face.look_straight", "face.blink"])
+  }
+}
