@@ -19,7 +19,16 @@ let package = Package(
       providers: [.apt(["liblua5.4-dev"])]),
     // The C side of the Lua boundary: sandbox, limits, errors, table fill.
     .target(name: "CLuaShim", dependencies: ["CLua"]),
+    // libjpeg-turbo's TurboJPEG API (Debian libturbojpeg0-dev).
+    .systemLibrary(
+      name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+      providers: [.apt(["libturbojpeg0-dev"])]),
+    // libv4l2 (Debian libv4l-dev) behind a small C shim: its calls are variadic.
+    .target(name: "CV4L2", linkerSettings: [.linkedLibrary("v4l2")]),
     .target(name: "JSONCore"),
+    .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
+    .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "Diagnostics", "JSONCore"]),
+    .target(name: "Estimators", dependencies: ["Imaging", "Measurements", "Diagnostics", "JSONCore"]),
     .target(
       name: "Diagnostics",
       dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -47,6 +56,11 @@ let package = Package(
 
     // Helpers every test target shares (temporary folders, the package root).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // A scripted V4L2 device, so the camera code runs in tests without a camera.
+    .target(name: "CaptureTesting", dependencies: ["Capture", "CV4L2"], path: "Tests/CaptureTesting"),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+    .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
+    .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),

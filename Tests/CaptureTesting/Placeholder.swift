@@ -1,0 +1,1 @@
+// The scripted V4L2 test double lives here.
