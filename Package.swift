@@ -52,7 +52,9 @@ let package = Package(
       ]),
     .executableTarget(
       name: "workbench-bench",
-      dependencies: ["Flows", "Scripting", "Measurements", "Reporting", "Diagnostics"]),
+      dependencies: [
+        "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+      ]),
 
     // Helpers every test target shares (temporary folders, the package root).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
