@@ -109,42 +109,44 @@ final class CountingSink: EventSink {
 }
 
 let header = "local wb = require 'wb'\n"
-let scenarios: [(Scenario, [(String, MeasurementValue)])] = [
-  (
-    Scenario(
-      name: "baseline",
-      flow: header + "return wb.flow { name = 'baseline', steps = { function(m, ctx) end } }",
-      sink: { CountingSink(CollectingEventSink()) }), []
-  ),
-  (
-    Scenario(
-      name: "threshold-20-fields",
-      flow: header
-        + "return wb.flow { name = 'threshold', steps = { wb.threshold { field = 'face.yaw', above = 1000 } } }",
-      sink: { CountingSink(CollectingEventSink()) }), twentyFields
-  ),
-  (
-    Scenario(
-      name: "lua-step-20-fields",
-      flow: header + """
-        return wb.flow { name = 'reads', steps = { function(m, ctx)
-          local f, c = m.face, m.card
-          if f.yaw > 80 and f.ear_left < 0 and c.found and c.tilt_y > 90 and f.box.w > 5000 then return true end
-        end } }
-        """,
-      sink: { CountingSink(CollectingEventSink()) }), twentyFields
-  ),
-  (
-    Scenario(
-      name: "hint-event-every-frame",
-      flow: header + """
-        return wb.flow { name = 'hints', steps = { function(m, ctx)
-          ctx.hint('flow.seconds_left', { seconds = m.frame })
-        end } }
-        """,
-      sink: { CountingSink(try JSONLinesEventSink(path: "/dev/null")) }), twentyFields
-  ),
-]
+func flowScenarios() -> [(Scenario, [(String, MeasurementValue)])] {
+  [
+    (
+      Scenario(
+        name: "baseline",
+        flow: header + "return wb.flow { name = 'baseline', steps = { function(m, ctx) end } }",
+        sink: { CountingSink(CollectingEventSink()) }), []
+    ),
+    (
+      Scenario(
+        name: "threshold-20-fields",
+        flow: header
+          + "return wb.flow { name = 'threshold', steps = { wb.threshold { field = 'face.yaw', above = 1000 } } }",
+        sink: { CountingSink(CollectingEventSink()) }), twentyFields
+    ),
+    (
+      Scenario(
+        name: "lua-step-20-fields",
+        flow: header + """
+          return wb.flow { name = 'reads', steps = { function(m, ctx)
+            local f, c = m.face, m.card
+            if f.yaw > 80 and f.ear_left < 0 and c.found and c.tilt_y > 90 and f.box.w > 5000 then return true end
+          end } }
+          """,
+        sink: { CountingSink(CollectingEventSink()) }), twentyFields
+    ),
+    (
+      Scenario(
+        name: "hint-event-every-frame",
+        flow: header + """
+          return wb.flow { name = 'hints', steps = { function(m, ctx)
+            ctx.hint('flow.seconds_left', { seconds = m.frame })
+          end } }
+          """,
+        sink: { CountingSink(try JSONLinesEventSink(path: "/dev/null")) }), twentyFields
+    ),
+  ]
+}
 
 /// Per-frame host cost of the flow engine.
 func runFlowBenchmarks() throws {
@@ -155,7 +157,7 @@ func runFlowBenchmarks() throws {
   print("workbench per-frame host cost: \(frameCount) frames per run, median of \(repetitions) runs, one core")
   print("scenario                     fields  median µs  p99 µs  vs baseline  events/run")
   var baseline = 0.0
-  for (scenario, fields) in scenarios {
+  for (scenario, fields) in flowScenarios() {
     var medians: [Double] = []
     var p99s: [Double] = []
     var events = 0
