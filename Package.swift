@@ -7,6 +7,10 @@ let package = Package(
   products: [
     .executable(name: "workbench", targets: ["workbench"]),
     .executable(name: "workbench-bench", targets: ["workbench-bench"]),
+    // The example estimator plugin (installed into plugins/ by scripts/build-plugins).
+    .library(name: "WorkbenchContrastPlugin", type: .dynamic, targets: ["WorkbenchContrastPlugin"]),
+    // A plugin with a wrong ABI version, for the loader's tests.
+    .library(name: "WorkbenchWrongABITestPlugin", type: .dynamic, targets: ["WorkbenchWrongABITestPlugin"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -28,7 +32,16 @@ let package = Package(
     .target(name: "JSONCore"),
     .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
     .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "Diagnostics", "JSONCore"]),
-    .target(name: "Estimators", dependencies: ["Imaging", "Measurements", "Diagnostics", "JSONCore"]),
+    // The C ABI of estimator plugins: one header, docs/plugins.md.
+    .target(name: "WorkbenchPluginABI"),
+    .target(
+      name: "Estimators", dependencies: ["Imaging", "Measurements", "Diagnostics", "JSONCore", "WorkbenchPluginABI"]),
+    .target(
+      name: "WorkbenchContrastPlugin", dependencies: ["WorkbenchPluginABI"], path: "plugins/example-contrast",
+      publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
+    .target(
+      name: "WorkbenchWrongABITestPlugin", dependencies: ["WorkbenchPluginABI"], path: "Tests/Fixtures/plugins/wrong-abi",
+      publicHeadersPath: "."),
     .target(
       name: "Diagnostics",
       dependencies: [.product(name: "Logging", package: "swift-log")]),

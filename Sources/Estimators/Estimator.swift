@@ -1,0 +1,99 @@
+import Imaging
+import Measurements
+
+/// A frame decoded once, that every estimator reads.
+public final class DecodedFrame {
+  public var index: Int64 = 0
+  /// Seconds, from the source's clock.
+  public var t: Double = 0
+  /// Full-size luma: every estimator can read it.
+  public let gray = ImageBuffer(format: .gray8)
+  /// Full-size colour, filled only when an estimator of the run asked for it.
+  public let color = ImageBuffer(format: .rgb8)
+  public var hasColor = false
+
+  public init() {}
+
+  public var width: Int { gray.width }
+  public var height: Int { gray.height }
+}
+
+/// What an estimator reads from the frame besides measurements.
+public enum ImageNeed: Sendable, Equatable {
+  case gray
+  case color
+}
+
+/// What an estimator is: a name, the measurements it provides and those it
+/// needs from other estimators. Paths are dotted measurement names
+/// ("quality.blur", "face.yaw"); a need may name a group ("face") to mean
+/// every measurement in it.
+public struct EstimatorDescriptor: Sendable, Equatable {
+  public var name: String
+  public var summary: String
+  public var provides: [String]
+  public var needs: [String]
+  public var image: ImageNeed
+  /// "built-in" or the plugin file it came from.
+  public var origin: String
+
+  public init(
+    name: String, summary: String, provides: [String], needs: [String] = [], image: ImageNeed = .gray,
+    origin: String = "built-in"
+  ) {
+    self.name = name
+    self.summary = summary
+    self.provides = provides
+    self.needs = needs
+    self.image = image
+    self.origin = origin
+  }
+}
+
+/// Turns pixels (and other estimators' measurements) into measurements.
+/// One instance per run, called from one thread, frame after frame; it may
+/// keep state between frames (tracking) and should not allocate per frame.
+public protocol Estimator: AnyObject {
+  var descriptor: EstimatorDescriptor { get }
+  /// Called once before the first frame: look up the schema nodes to write.
+  func prepare(schema: MeasurementSchema) throws(EstimatorError)
+  /// Reads the frame (and the measurements of the estimators it needs, already
+  /// in `measurements`) and writes what it provides.
+  func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame)
+}
+
+public struct EstimatorError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var estimator: String
+  public var message: String
+  public var help: String?
+
+  public init(estimator: String, _ message: String, help: String? = nil) {
+    self.estimator = estimator
+    self.message = message
+    self.help = help
+  }
+
+  public var description: String { "estimator '\(estimator)': \(message)" }
+}
+
+extension MeasurementSchema {
+  /// The node of a measurement an estimator writes, marking the tables above
+  /// it present in `frame`; used by estimators in `prepare`.
+  public func valueNode(_ path: String, estimator: String) throws(EstimatorError) -> Int {
+    switch node(path: path) {
+    case .success(let id): return id
+    case .failure(let error): throw EstimatorError(estimator: estimator, error.description)
+    }
+  }
+
+  /// Every table node above `node`, nearest first.
+  public func ancestors(of node: Int) -> [Int] {
+    var result: [Int] = []
+    var parent = nodes[node].parent
+    while parent >= 0 {
+      result.append(parent)
+      parent = nodes[parent].parent
+    }
+    return result
+  }
+}
