@@ -40,7 +40,8 @@ let package = Package(
       name: "WorkbenchContrastPlugin", dependencies: ["WorkbenchPluginABI"], path: "plugins/example-contrast",
       publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
     .target(
-      name: "WorkbenchWrongABITestPlugin", dependencies: ["WorkbenchPluginABI"], path: "Tests/Fixtures/plugins/wrong-abi",
+      name: "WorkbenchWrongABITestPlugin", dependencies: ["WorkbenchPluginABI"],
+      path: "Tests/Fixtures/plugins/wrong-abi",
       publicHeadersPath: "."),
     .target(
       name: "Diagnostics",
@@ -54,12 +55,13 @@ let package = Package(
       name: "Flows",
       dependencies: [
         "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
+        "Imaging", "Capture", "Estimators",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting",
+        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

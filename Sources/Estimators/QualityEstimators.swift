@@ -7,11 +7,11 @@ import Measurements
 public enum QualityKind: String, CaseIterable, Sendable {
   /// Sharpness: 1 is sharp, 0 is a smear.
   case blur
-  /// 1 when few pixels are near black.
+  /// 1 when the brightest tenth of the region is well lit; low when all of it is dark.
   case darkness
   /// 1 when few pixels are blown out (over-exposure).
   case lightness
-  /// 1 when the two halves of the region (left/right, top/bottom) are lit alike.
+  /// 1 when the left and right edges of the region are lit alike (no side lighting).
   case illumination
   /// 1 when no pixels are saturated highlights (glare, specular reflection).
   case specularity
@@ -19,9 +19,9 @@ public enum QualityKind: String, CaseIterable, Sendable {
   public var summary: String {
     switch self {
     case .blur: return "sharpness: Laplacian energy relative to contrast"
-    case .darkness: return "share of pixels that are not near black"
+    case .darkness: return "brightness of the brightest tenth of the pixels"
     case .lightness: return "share of pixels that are not blown out"
-    case .illumination: return "balance of light between the region's halves"
+    case .illumination: return "balance of light between the left and right quarters"
     case .specularity: return "share of pixels that are not saturated highlights"
     }
   }
@@ -43,16 +43,22 @@ public final class QualityEstimator: Estimator {
   private var node = -1
   private var ancestors: [Int] = []
 
-  /// Pixels at or below this are "near black" for `darkness`.
-  static let darkLevel: UInt8 = 40
+  // The constants were set on real photos and degraded copies of them
+  // (`workbench-bench quality` prints the table; docs/estimators.md).
+
+  /// The 90th percentile of the luma that scores 1 for `darkness`: a frame
+  /// whose brightest tenth is under half of it (80) is too dark.
+  static let wellLitLevel = 160.0
   /// Pixels at or above this are "blown out" for `lightness`.
   static let brightLevel: UInt8 = 245
+  /// The share of blown-out pixels that scores 0 for `lightness`.
+  static let blownShareForZero = 0.5
   /// Pixels at or above this are saturated highlights for `specularity`.
   static let highlightLevel: UInt8 = 250
   /// The share of saturated pixels that scores 0 for `specularity`.
-  static let highlightShareForZero = 0.08
+  static let highlightShareForZero = 0.05
   /// Scale of the sharpness ratio: a ratio equal to this scores 0.5.
-  static let sharpnessMidpoint = 0.12
+  static let sharpnessMidpoint = 0.003
 
   public init(_ kind: QualityKind, region: QualityRegion = .wholeFrame, prefix: String = "quality") {
     self.kind = kind
@@ -78,9 +84,9 @@ public final class QualityEstimator: Estimator {
   public static func score(_ kind: QualityKind, _ image: ImageBuffer) -> Double {
     switch kind {
     case .blur: return sharpness(image)
-    case .darkness: return 1 - share(image) { $0 <= darkLevel }
-    case .lightness: return 1 - share(image) { $0 >= brightLevel }
-    case .illumination: return balance(image)
+    case .darkness: return min(1, Double(percentile(image, 0.9)) / wellLitLevel)
+    case .lightness: return max(0, 1 - share(image) { $0 >= brightLevel } / blownShareForZero)
+    case .illumination: return sideBalance(image)
     case .specularity: return max(0, 1 - share(image) { $0 >= highlightLevel } / highlightShareForZero)
     }
   }
@@ -108,45 +114,67 @@ public final class QualityEstimator: Estimator {
     return total == 0 ? 0 : Double(hits) / Double(total)
   }
 
-  /// min(left, right) / max(left, right), and the same for top and bottom;
-  /// the smaller of the two ratios.
-  static func balance(_ image: ImageBuffer) -> Double {
+  /// The luma below which `fraction` of the sampled pixels lie.
+  static func percentile(_ image: ImageBuffer, _ fraction: Double) -> Int {
+    // On the stack: this runs every frame.
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { histogram in
+      histogram.initialize(repeating: 0)
+      return percentile(image, fraction, histogram: histogram)
+    }
+  }
+
+  private static func percentile(_ image: ImageBuffer, _ fraction: Double, histogram: UnsafeMutableBufferPointer<Int>)
+    -> Int
+  {
     let step = step(image)
-    let pixels = image.pixels
-    let width = image.width
-    let height = image.height
-    var sums = (left: 0, right: 0, top: 0, bottom: 0)
-    var counts = (left: 0, right: 0, top: 0, bottom: 0)
+    var total = 0
     var y = 0
-    while y < height {
-      let row = pixels + y * width
-      let upper = y < height / 2
+    while y < image.height {
+      let row = image.pixels + y * image.width
       var x = 0
-      while x < width {
-        let value = Int(row[x])
-        if x < width / 2 {
-          sums.left += value
-          counts.left += 1
-        } else {
-          sums.right += value
-          counts.right += 1
-        }
-        if upper {
-          sums.top += value
-          counts.top += 1
-        } else {
-          sums.bottom += value
-          counts.bottom += 1
-        }
+      while x < image.width {
+        histogram[Int(row[x])] += 1
+        total += 1
         x += step
       }
       y += step
     }
-    func mean(_ sum: Int, _ count: Int) -> Double { count == 0 ? 0 : Double(sum) / Double(count) + 1 }
-    func ratio(_ a: Double, _ b: Double) -> Double { min(a, b) / max(a, b) }
-    return min(
-      ratio(mean(sums.left, counts.left), mean(sums.right, counts.right)),
-      ratio(mean(sums.top, counts.top), mean(sums.bottom, counts.bottom)))
+    let wanted = Int((Double(total) * fraction).rounded(.up))
+    var seen = 0
+    for (level, count) in histogram.enumerated() {
+      seen += count
+      if seen >= wanted { return level }
+    }
+    return 255
+  }
+
+  /// (darker / brighter)² of the mean luma of the left and right quarters.
+  /// Light from one side is what spoils a face; top and bottom differ in
+  /// every portrait (hair, clothes), so they are not compared. The square
+  /// spreads the low end, where LUNA ID's default threshold (0.1) sits.
+  static func sideBalance(_ image: ImageBuffer) -> Double {
+    let step = step(image)
+    let width = image.width
+    let quarter = max(1, width / 4)
+    var left = (sum: 0, count: 0)
+    var right = (sum: 0, count: 0)
+    var y = 0
+    while y < image.height {
+      let row = image.pixels + y * width
+      var x = 0
+      while x < quarter {
+        left.sum += Int(row[x])
+        left.count += 1
+        right.sum += Int(row[width - 1 - x])
+        right.count += 1
+        x += step
+      }
+      y += step
+    }
+    let leftMean = Double(left.sum) / Double(max(1, left.count)) + 1
+    let rightMean = Double(right.sum) / Double(max(1, right.count)) + 1
+    let ratio = min(leftMean, rightMean) / max(leftMean, rightMean)
+    return ratio * ratio
   }
 
   /// Variance of the 4-neighbour Laplacian relative to the variance of the

@@ -77,6 +77,17 @@ public final class LoadedFlow {
 
   public var settings: ResolvedSettings { host.settings }
 
+  /// The measurements the flow's steps read, or nil when a step does not
+  /// say (then every estimator runs).
+  public var needs: [String]? {
+    var paths: [String] = []
+    for step in description.steps {
+      if step.needs.isEmpty { return nil }
+      paths += step.needs
+    }
+    return paths
+  }
+
   init(
     options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
     vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost

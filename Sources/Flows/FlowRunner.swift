@@ -124,6 +124,7 @@ public final class FlowRunner {
     fields["time_limit"] = .number(timeLimit)
     fields["lang"] = .string(flow.settings.string("messages.language") ?? "en")
     fields["workbench"] = .string(WorkbenchVersion.current)
+    for (key, value) in sessionExtras { fields[key] = value }
     emit("session", fields)
   }
 
@@ -260,13 +261,18 @@ public final class FlowRunner {
         exitStatus: .interrupted, error: nil))
   }
 
-  public func finish(inputError: WorkbenchError) {
+  /// The input failed; `reason` is "input_error", or "camera_lost" when a
+  /// camera went away mid-run.
+  public func finish(inputError: WorkbenchError, reason: String = "input_error") {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
+    if case .running(let position, _, _) = phase {
+      stepEvent(position, state: "failed", extra: [("reason", .string(reason))])
+    }
     phase = .finished
     emitResult(
       FlowResult(
-        success: false, code: -4, reason: "input_error", message: resultMessage("input_error"),
+        success: false, code: -4, reason: reason, message: resultMessage(reason),
         exitStatus: .input,
         error: inputError.diagnostics.first.map { ($0.location.map { "\($0): " } ?? "") + $0.message }))
   }
@@ -287,6 +293,13 @@ public final class FlowRunner {
         error: error.message))
     lastScriptError = error
   }
+
+  /// Fields the input adds to the result (frames skipped and dropped),
+  /// read when the result is written.
+  public var resultExtras: () -> JSONObject = { JSONObject() }
+
+  /// Fields the input adds to the session record (what it is).
+  public var sessionExtras = JSONObject()
 
   /// The script error that ended the run, for the command's diagnostics.
   public private(set) var lastScriptError: ScriptError?
@@ -329,6 +342,7 @@ public final class FlowRunner {
     fields["steps"] = .integer(Int64(order.count))
     fields["frames"] = .integer(framesSeen)
     fields["duration"] = .number(rounded(lastT - (startT ?? lastT)))
+    for (key, value) in resultExtras() { fields[key] = value }
     emit("result", fields)
   }
 
@@ -341,6 +355,7 @@ public final class FlowRunner {
     "script_error": "the flow script failed",
     "limit_exceeded": "the flow script exceeded a limit",
     "input_error": "the input could not be read",
+    "camera_lost": "the camera was disconnected",
   ]
 
   /// The text of message key "result.<reason>", else a plain English default.

@@ -1,4 +1,6 @@
+import Capture
 import Diagnostics
+import Estimators
 import Foundation
 import JSONCore
 import Logging
@@ -9,16 +11,21 @@ import Scripting
 /// Everything `workbench run` needs.
 public struct RunOptions: Sendable {
   public var flow: FlowOptions
-  public var inputPath: String
+  public var input: InputSpec
+  /// Frame rate of a recording that does not say (JPEG folders, MJPEG).
+  public var recordingFPS: Double?
   public var eventsPath: String?
   public var traceOutPath: String?
   public var showStatusLine: Bool
   /// Pace the frames to the wall clock by their times, as a live session would.
   public var realtime = false
+  /// Keep the frames the flow saw in an MJPEG AVI (with a timestamps sidecar).
+  public var recordPath: String?
+  public var recordPolicy = RecordPolicy.always
 
-  public init(flow: FlowOptions, inputPath: String) {
+  public init(flow: FlowOptions, input: InputSpec) {
     self.flow = flow
-    self.inputPath = inputPath
+    self.input = input
     showStatusLine = false
   }
 }
@@ -67,7 +74,7 @@ public enum FlowSession {
           path: path, schema: schema,
           header: JSONObject([
             ("flow", .string(WorkbenchHome.display(options.flow.flowPath))),
-            ("source", .string(WorkbenchHome.display(options.inputPath))),
+            ("source", .string(options.input.name)),
           ]))
       } catch {
         sinks.emit(
@@ -120,28 +127,46 @@ public enum FlowSession {
     if let statusLine { runner.onFrame = { statusLine.tick(t: $0) } }
     var problems: [Diagnostic] = []
 
+    var input: (any MeasurementInput)?
     do {
-      var reader = try TraceReader(path: options.inputPath, schema: schema)
+      let opened = try openInput(options, flow: flow, schema: schema, logger: logger)
+      input = opened
+      runner.sessionExtras["input"] = .object(opened.description)
+      runner.resultExtras = { resultCounters(opened) }
       let pacer = options.realtime ? RealtimePacer() : nil
+      // Input notes are events at the frame they concern.
+      let note: (InputNote) -> Void = { note in
+        switch note {
+        case .skipped(let index, let t, let reason):
+          sinks.emit(
+            Event(type: "frame_skipped", t: t, frame: index, fields: JSONObject([("reason", .string(reason))])))
+        case .dropped(let count, let total, let t, let index):
+          sinks.emit(
+            Event(
+              type: "frames_dropped", t: t, frame: index,
+              fields: JSONObject([("count", .integer(Int64(count))), ("total", .integer(Int64(total)))])))
+        }
+      }
       while !runner.isFinished {
-        if Interrupts.pending {
-          runner.finish(interruptedBy: Interrupts.signalName)
-          break
-        }
-        guard let frame = try reader.next() else { break }
+        if Interrupts.pending { break }
+        guard let frame = try opened.next(note: note) else { break }
         pacer?.wait(until: frame.t)
-        if Interrupts.pending {
-          runner.finish(interruptedBy: Interrupts.signalName)
-          break
-        }
+        if Interrupts.pending { break }
         traceWriter?.write(frame)
         runner.process(frame)
       }
+      if Interrupts.pending { runner.finish(interruptedBy: Interrupts.signalName) }
       runner.finishAtEndOfInput()
     } catch {
       problems += error.diagnostics
-      runner.finish(inputError: error)
+      runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
     }
+    if let frames = input as? FrameInput {
+      do { try frames.finishRecording(flowPassed: runner.result?.success == true) } catch {
+        problems.append(Diagnostic(error.message, at: SourceLocation(file: error.source), help: error.help))
+      }
+    }
+    input?.close()
     if let scriptError = runner.lastScriptError {
       let source = (try? String(contentsOfFile: options.flow.flowPath, encoding: .utf8)) ?? ""
       problems += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
@@ -161,14 +186,63 @@ public enum FlowSession {
 }
 
 extension FlowSession {
+  static func resultCounters(_ input: any MeasurementInput) -> JSONObject {
+    guard !(input is TraceInput) else { return JSONObject() }
+    return JSONObject([
+      ("frames_skipped", .integer(Int64(input.counters.skipped))),
+      ("frames_dropped", .integer(Int64(input.counters.dropped))),
+    ])
+  }
+
+  /// Opens the trace, recording or camera, and for frames the estimators
+  /// the flow's steps read (built in, and plugins from plugins/).
+  static func openInput(_ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, logger: Logger)
+    throws(WorkbenchError) -> any MeasurementInput
+  {
+    if case .file(let path) = options.input, InputSpec.isTrace(path) {
+      if let record = options.recordPath {
+        throw WorkbenchError(
+          .usage, "--record keeps frames, and a measurement trace has none", at: SourceLocation(file: record),
+          help: "record from a recording or a camera, or keep the measurements with --trace-out")
+      }
+      return try TraceInput(path: path, schema: schema)
+    }
+    let (source, live) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)
+    do {
+      let graph = try EstimatorGraph(available: availableEstimators(flow.home, logger: logger), wanted: flow.needs)
+      let pipeline = try FramePipeline(graph: graph, schema: schema)
+      let recorder = options.recordPath.map {
+        FrameRecorder(path: $0, fps: source.info.fps ?? 30, deviceInfo: source.info.details)
+      }
+      return FrameInput(
+        source: source, pipeline: pipeline, live: live, recorder: recorder, policy: options.recordPolicy)
+    } catch {
+      source.close()
+      throw WorkbenchError(.usage, error.description, help: error.help)
+    }
+  }
+
+  /// Built-in estimators, then the plugins' (a plugin that cannot load is
+  /// skipped with a warning; the run goes on).
+  public static func availableEstimators(_ home: WorkbenchHome, logger: Logger) -> [any Estimator] {
+    let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    for report in reports {
+      if case .skipped = report.outcome { logger.warning("plugin \(report)") }
+    }
+    return BuiltinEstimators.all() + plugins
+  }
+
   /// Two outputs, or an output and the input, on one path would destroy
   /// each other.
   static func outputClash(_ options: RunOptions) -> Diagnostic? {
     func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
     // Inputs first, then outputs: every pair that includes an output is checked.
+    let inputPath: String
+    if case .file(let path) = options.input { inputPath = path } else { inputPath = "-" }
     let files: [(name: String, path: String)] = [
-      ("--input", options.inputPath), ("the flow", options.flow.flowPath),
+      ("--input", inputPath), ("the flow", options.flow.flowPath),
       ("--events", options.eventsPath ?? "-"), ("--trace-out", options.traceOutPath ?? "-"),
+      ("--record", options.recordPath ?? "-"),
     ]
     for later in 2..<files.count where files[later].path != "-" {
       for earlier in 0..<later where canonical(files[earlier].path) == canonical(files[later].path) {

@@ -37,7 +37,9 @@ public final class ImageBuffer {
   public private(set) var height: Int = 0
   public private(set) var format: PixelFormat
   public private(set) var pixels: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
+  /// Bytes allocated; stays the same while frames fit, which is how callers
+  /// (and tests) can tell that a frame did not reallocate.
+  public private(set) var capacity: Int
 
   public init(width: Int = 0, height: Int = 0, format: PixelFormat) {
     self.format = format

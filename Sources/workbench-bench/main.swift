@@ -7,6 +7,7 @@ import Foundation
 let groups: [(name: String, run: () throws -> Void)] = [
   ("flow", runFlowBenchmarks),
   ("imaging", runImagingBenchmarks),
+  ("quality", runQualityBenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Capture
 import Diagnostics
 import Flows
 import Foundation
@@ -25,8 +26,26 @@ struct RunCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("The flow script (.lua).", valueName: "flow"))
   var flow: String
 
-  @Option(name: .long, help: ArgumentHelp("The input: a measurement trace (.jsonl).", valueName: "path"))
-  var input: String
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "A measurement trace (.jsonl) or a recording: a folder of JPEG frames, .mjpeg, .avi (MJPEG) or .y4m.",
+      valueName: "path"))
+  var input: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp("A V4L2 camera, e.g. /dev/video0 ('workbench devices' lists them).", valueName: "device"))
+  var camera: String?
+
+  @Option(name: .long, help: ArgumentHelp("Camera frame size, e.g. 1280x720.", valueName: "WxH"))
+  var size: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Camera frame rate, or the rate of a recording that does not say (default 30).", valueName: "fps"))
+  var fps: Double?
 
   @Option(
     name: .long, help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
@@ -40,6 +59,19 @@ struct RunCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
   var seed: Int64?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Keep the frames the flow saw in an MJPEG AVI, with a timestamps sidecar.", valueName: "file.avi"))
+  var record: String?
+
+  @Option(
+    name: .customLong("record-policy"),
+    help: ArgumentHelp(
+      "Which frames to keep: always, failed (only if the flow fails), passed, detections (frames with a face or card).",
+      valueName: "policy"))
+  var recordPolicy: String = "always"
+
   @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
   var realtime = false
 
@@ -49,12 +81,35 @@ struct RunCommand: ParsableCommand {
   @OptionGroup var settings: FlowSettingsOptions
   @OptionGroup var logging: LoggingOptions
 
+  func validate() throws {
+    guard (input == nil) != (camera == nil) else {
+      throw ValidationError("give the frames with exactly one of --input PATH or --camera DEVICE")
+    }
+    if size != nil && camera == nil { throw ValidationError("--size goes with --camera") }
+    if let size, SizeText.parse(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 1280x720") }
+    if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps takes a rate above 0, e.g. 30") }
+    guard RecordPolicy(rawValue: recordPolicy) != nil else {
+      throw ValidationError(
+        "--record-policy takes one of: " + RecordPolicy.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+  }
+
   func run() throws {
     let logger: Logger
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
     var flowOptions = settings.flowOptions(path: flow)
     flowOptions.seed = seed
-    var options = RunOptions(flow: flowOptions, inputPath: input)
+    let spec: InputSpec
+    if let camera {
+      let dimensions = size.flatMap(SizeText.parse)
+      spec = .camera(device: camera, width: dimensions?.width, height: dimensions?.height, fps: fps)
+    } else {
+      spec = .file(input ?? "")
+    }
+    var options = RunOptions(flow: flowOptions, input: spec)
+    options.recordingFPS = camera == nil ? fps : nil
+    options.recordPath = record
+    options.recordPolicy = RecordPolicy(rawValue: recordPolicy) ?? .always
     options.eventsPath = events
     options.traceOutPath = traceOut
     options.showStatusLine = !quiet

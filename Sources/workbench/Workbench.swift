@@ -21,7 +21,10 @@ struct Workbench: ParsableCommand {
           --input examples/traces/liveness-pass.jsonl
       """,
     version: WorkbenchVersion.current,
-    subcommands: [RunCommand.self, CheckCommand.self, SettingsCommand.self])
+    subcommands: [
+      RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
+      DevicesCommand.self,
+    ])
 }
 
 /// Options every command that loads a flow shares.

@@ -22,30 +22,38 @@ struct QualityTests {
     #expect(QualityEstimator.score(.blur, image { x, _ in UInt8(x * 255 / 320) }) < 0.1)
   }
 
-  @Test("darkness and lightness count near-black and blown-out pixels")
+  @Test("darkness follows the brightest tenth of the pixels; lightness the share blown out")
   func exposure() {
-    let dark = image { x, _ in x < 240 ? 10 : 120 }  // three quarters near black
-    #expect(abs(QualityEstimator.score(.darkness, dark) - 0.25) < 0.01)
+    // A dark frame with a small lit corner (under a tenth): still too dark.
+    let dark = image { x, y in x < 40 && y < 40 ? 200 : 40 }
+    #expect(abs(QualityEstimator.score(.darkness, dark) - 40.0 / 160) < 0.01)
     #expect(QualityEstimator.score(.lightness, dark) == 1)
-    let bright = image { x, _ in x < 160 ? 252 : 120 }  // half blown out
+    // A dark background with a well-lit quarter (a face): fine.
+    let portrait = image { x, _ in x < 240 ? 15 : 180 }
+    #expect(QualityEstimator.score(.darkness, portrait) == 1)
+    let bright = image { x, _ in x < 80 ? 252 : 120 }  // a quarter blown out
     #expect(abs(QualityEstimator.score(.lightness, bright) - 0.5) < 0.01)
     #expect(QualityEstimator.score(.darkness, bright) == 1)
   }
 
-  @Test("illumination compares the halves of the region")
+  @Test("illumination compares the left and right quarters, not top and bottom")
   func illumination() {
     #expect(QualityEstimator.score(.illumination, image { _, _ in 100 }) == 1)
-    let shadowed = image { x, _ in x < 160 ? 10 : 200 }
-    #expect(QualityEstimator.score(.illumination, shadowed) < 0.1)
+    let sideLit = image { x, _ in x < 160 ? 10 : 200 }
+    #expect(QualityEstimator.score(.illumination, sideLit) < 0.01)
+    let darkBottom = image { _, y in y < 120 ? 200 : 20 }
+    #expect(QualityEstimator.score(.illumination, darkBottom) == 1)
   }
 
   @Test("specularity falls with the share of saturated highlights")
   func specularity() {
     #expect(QualityEstimator.score(.specularity, detailed) == 1)
-    let spot = image { x, y in (x - 160) * (x - 160) + (y - 120) * (y - 120) < 40 * 40 ? 255 : 110 }
-    // About 6.5% of the pixels are in the spot: well below full marks.
+    let spot = image { x, y in (x - 160) * (x - 160) + (y - 120) * (y - 120) < 25 * 25 ? 255 : 110 }
+    // About 2.6% of the pixels are in the spot: half marks.
     let score = QualityEstimator.score(.specularity, spot)
-    #expect(score > 0.05 && score < 0.35)
+    #expect(score > 0.4 && score < 0.6)
+    let big = image { x, y in (x - 160) * (x - 160) + (y - 120) * (y - 120) < 40 * 40 ? 255 : 110 }
+    #expect(QualityEstimator.score(.specularity, big) < 0.1)
   }
 
   @Test("estimators write their measurement, marking the group present")

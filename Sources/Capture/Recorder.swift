@@ -1,0 +1,128 @@
+import Foundation
+import Imaging
+
+/// Which frames of a run a recording keeps (the HKID and LUNA ID SDKs offer
+/// each of these).
+public enum RecordPolicy: String, Sendable, CaseIterable {
+  /// Every frame the flow saw.
+  case always
+  /// Every frame, kept only when the flow failed.
+  case failed
+  /// Every frame, kept only when the flow passed.
+  case passed
+  /// Only frames with a detection (a face or a card was found).
+  case detections
+}
+
+/// Writes the frames of a session to an MJPEG AVI with its timestamps
+/// sidecar. Raw frames are encoded to JPEG; JPEG frames are kept byte for
+/// byte. The file is created at the first frame, when its size is known,
+/// and is complete at every `finish()`: on Ctrl-C, on camera loss, on errors.
+public final class FrameRecorder {
+  public let path: String
+  private let fps: Double
+  private let deviceInfo: [String: String]
+  private var writer: AVIWriter?
+  private let decoder = JPEGDecoder()
+  private let encoder = JPEGEncoder()
+  private let rgb = ImageBuffer(format: .rgb8)
+  private var jpeg: [UInt8] = []
+  public private(set) var framesWritten = 0
+
+  public init(path: String, fps: Double, deviceInfo: [String: String] = [:]) {
+    self.path = path
+    self.fps = fps > 0 ? fps : 30
+    self.deviceInfo = deviceInfo
+  }
+
+  /// The sidecar of the recording (see `TimestampsSidecar`).
+  public var sidecarPath: String { TimestampsSidecar.path(forRecording: path, isFolder: false) }
+
+  public func record(_ frame: CapturedFrame) throws(CaptureError) {
+    switch frame.payload {
+    case .unreadable:
+      return
+    case .jpeg(let bytes):
+      if writer == nil {
+        let header: JPEGHeader
+        do { header = try decoder.readHeader(bytes) } catch { return }
+        try open(width: header.width, height: header.height)
+      }
+      try writer?.append(jpeg: bytes, t: frame.t)
+    case .image(let image):
+      if writer == nil { try open(width: image.width, height: image.height) }
+      do {
+        if image.format == .yuv420p {
+          try ImageConversion.yuv420pToRGB8(image, into: rgb)
+          try encoder.encode(rgb, quality: 90, into: &jpeg)
+        } else {
+          try encoder.encode(image, quality: 90, into: &jpeg)
+        }
+      } catch {
+        throw CaptureError(.io, source: path, "cannot encode frame \(frame.index): \(error)")
+      }
+      try writer?.append(jpeg: jpeg, t: frame.t)
+    }
+    framesWritten += 1
+  }
+
+  private func open(width: Int, height: Int) throws(CaptureError) {
+    writer = try AVIWriter(path: path, width: width, height: height, fps: fps, deviceInfo: deviceInfo)
+  }
+
+  /// Completes the file and its sidecar; safe to call more than once.
+  public func finish() throws(CaptureError) { try writer?.finish() }
+
+  /// Finishes and deletes what was written (a policy said not to keep it).
+  public func discard() {
+    try? writer?.finish()
+    try? FileManager.default.removeItem(atPath: path)
+    try? FileManager.default.removeItem(atPath: sidecarPath)
+  }
+}
+
+/// Copies frames from a source into a recorder until the source ends, a
+/// limit is reached or `shouldStop` says so (Ctrl-C). The recording is
+/// finished in every case.
+public enum RecordingLoop {
+  public struct Summary: Sendable {
+    public var frames: Int
+    /// "end of input", "frame limit", "time limit", "interrupted", or the error.
+    public var ending: String
+    public var error: CaptureError?
+  }
+
+  public static func run(
+    from source: any FrameSource, into recorder: FrameRecorder, maximumFrames: Int? = nil,
+    maximumSeconds: Double? = nil, shouldStop: () -> Bool
+  ) -> Summary {
+    var firstT: Double?
+    var ending = "end of input"
+    var failure: CaptureError?
+    while true {
+      if shouldStop() {
+        ending = "interrupted"
+        break
+      }
+      if let maximumFrames, recorder.framesWritten >= maximumFrames {
+        ending = "frame limit"
+        break
+      }
+      do {
+        guard let frame = try source.next() else { break }
+        if firstT == nil { firstT = frame.t }
+        if let maximumSeconds, let firstT, frame.t - firstT >= maximumSeconds {
+          ending = "time limit"
+          break
+        }
+        try recorder.record(frame)
+      } catch {
+        failure = error
+        ending = error.description
+        break
+      }
+    }
+    do { try recorder.finish() } catch { if failure == nil { failure = error } }
+    return Summary(frames: recorder.framesWritten, ending: ending, error: failure)
+  }
+}

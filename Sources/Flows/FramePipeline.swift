@@ -1,0 +1,77 @@
+import Capture
+import Estimators
+import Imaging
+import Measurements
+
+/// Turns captured frames into measurements: decodes each frame once (luma
+/// always, colour only when an estimator of the run reads it) and runs the
+/// run's estimators in their order.
+public final class FramePipeline {
+  public let estimators: [any Estimator]
+  public let schema: MeasurementSchema
+  private let needsColor: Bool
+  private let decoder = JPEGDecoder()
+  private let decoded = DecodedFrame()
+  private var measurements = MeasurementFrame(t: 0, index: 0)
+
+  /// What became of one frame.
+  public enum Outcome {
+    case measured(MeasurementFrame)
+    /// The frame could not be decoded: skipped and counted, never fatal.
+    case skipped(reason: String)
+  }
+
+  public init(graph: EstimatorGraph, schema: MeasurementSchema) throws(EstimatorError) {
+    estimators = graph.ordered
+    self.schema = schema
+    needsColor = graph.needsColor
+    for estimator in estimators { try estimator.prepare(schema: schema) }
+  }
+
+  public func measure(_ frame: CapturedFrame) -> Outcome {
+    decoded.index = frame.index
+    decoded.t = frame.t
+    switch frame.payload {
+    case .unreadable(let reason):
+      return .skipped(reason: reason)
+    case .jpeg(let bytes):
+      do {
+        if needsColor {
+          try decoder.decode(bytes, into: decoded.color, format: .rgb8)
+          try ImageConversion.rgb8ToGray8(decoded.color, into: decoded.gray)
+        } else {
+          try decoder.decode(bytes, into: decoded.gray, format: .gray8)
+        }
+      } catch {
+        return .skipped(reason: error.description)
+      }
+    case .image(let image):
+      do {
+        switch image.format {
+        case .gray8:
+          decoded.gray.reshape(width: image.width, height: image.height, format: .gray8)
+          decoded.gray.pixels.update(from: image.pixels, count: image.byteCount)
+          if needsColor { try ImageConversion.gray8ToRGB8(image, into: decoded.color) }
+        case .rgb8:
+          try ImageConversion.rgb8ToGray8(image, into: decoded.gray)
+          if needsColor {
+            decoded.color.reshape(width: image.width, height: image.height, format: .rgb8)
+            decoded.color.pixels.update(from: image.pixels, count: image.byteCount)
+          }
+        case .yuv420p:
+          try ImageConversion.yuv420pToGray8(image, into: decoded.gray)
+          if needsColor { try ImageConversion.yuv420pToRGB8(image, into: decoded.color) }
+        }
+      } catch {
+        return .skipped(reason: error.description)
+      }
+    }
+    decoded.hasColor = needsColor
+    // Reuse the values array: clear it in place instead of allocating.
+    measurements.t = frame.t
+    measurements.index = frame.index
+    for index in measurements.values.indices { measurements.values[index] = .absent }
+    for estimator in estimators { estimator.estimate(decoded, into: &measurements) }
+    return .measured(measurements)
+  }
+}

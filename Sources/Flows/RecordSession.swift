@@ -1,0 +1,51 @@
+import Capture
+import Diagnostics
+import Foundation
+import Scripting
+
+/// `workbench record`: frames from a camera (or a recording) into an MJPEG
+/// AVI with its timestamps sidecar, finished on Ctrl-C and on camera loss.
+public enum RecordSession {
+  public struct Options: Sendable {
+    public var input: InputSpec
+    public var outputPath: String
+    public var recordingFPS: Double?
+    public var maximumFrames: Int?
+    public var maximumSeconds: Double?
+
+    public init(input: InputSpec, outputPath: String) {
+      self.input = input
+      self.outputPath = outputPath
+    }
+  }
+
+  public struct Outcome: Sendable {
+    public var status: ExitStatus
+    public var frames: Int
+    public var ending: String
+    public var problems: [Diagnostic]
+  }
+
+  public static func run(_ options: Options) -> Outcome {
+    Interrupts.install()
+    let source: any FrameSource
+    do {
+      (source, _) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)
+    } catch {
+      return Outcome(status: error.status, frames: 0, ending: "not started", problems: error.diagnostics)
+    }
+    defer { source.close() }
+    let recorder = FrameRecorder(
+      path: options.outputPath, fps: source.info.fps ?? options.recordingFPS ?? 30, deviceInfo: source.info.details)
+    let summary = RecordingLoop.run(
+      from: source, into: recorder, maximumFrames: options.maximumFrames, maximumSeconds: options.maximumSeconds,
+      shouldStop: { Interrupts.pending })
+    var outcome = Outcome(status: .passed, frames: summary.frames, ending: summary.ending, problems: [])
+    if let error = summary.error {
+      outcome.problems.append(Diagnostic(error.message, at: SourceLocation(file: error.source), help: error.help))
+      outcome.status = .input
+    }
+    if summary.ending == "interrupted" { outcome.status = .interrupted }
+    return outcome
+  }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Diagnostics
+import Estimators
+import Flows
+import JSONCore
+import Logging
+
+struct EstimatorsCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "estimators",
+    abstract: "List the built-in and plugin estimators and the measurements they provide.",
+    discussion: """
+      Plugins are shared libraries under plugins/ that speak the C ABI of \\
+      workbench_plugin.h (docs/plugins.md). A plugin that cannot be loaded, or that \\
+      speaks another ABI version, is listed with the reason and skipped.
+
+      Examples:
+        workbench estimators
+        workbench estimators --json
+      """)
+
+  @Flag(name: .long, help: "Print JSON instead of a table.")
+  var json = false
+
+  @OptionGroup var logging: LoggingOptions
+
+  func run() throws {
+    do { _ = try logging.bootstrap() } catch { throw fail(error) }
+    let home: WorkbenchHome
+    do { home = try WorkbenchHome.locate() } catch { throw fail(error) }
+    let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    let estimators = BuiltinEstimators.all() + plugins
+    if json {
+      let list: [JSONValue] = estimators.map { estimator in
+        let descriptor = estimator.descriptor
+        return .object(
+          JSONObject([
+            ("name", .string(descriptor.name)), ("origin", .string(descriptor.origin)),
+            ("summary", .string(descriptor.summary)), ("provides", .array(descriptor.provides.map { .string($0) })),
+            ("needs", .array(descriptor.needs.map { .string($0) })),
+            ("image", .string(descriptor.image == .color ? "color" : "gray")),
+          ]))
+      }
+      let skipped: [JSONValue] = reports.compactMap { report in
+        guard case .skipped(let reason) = report.outcome else { return nil }
+        return .object(JSONObject([("file", .string(report.file)), ("reason", .string(reason))]))
+      }
+      standardOutput(
+        JSONValue.object(JSONObject([("estimators", .array(list)), ("skipped", .array(skipped))])).jsonText)
+      return
+    }
+    var lines: [String] = []
+    for estimator in estimators {
+      let descriptor = estimator.descriptor
+      lines.append("\(descriptor.name)  (\(descriptor.origin))  \(descriptor.summary)")
+      lines.append("    provides: " + descriptor.provides.joined(separator: ", "))
+      if !descriptor.needs.isEmpty { lines.append("    needs: " + descriptor.needs.joined(separator: ", ")) }
+    }
+    for report in reports {
+      if case .skipped(let reason) = report.outcome { lines.append("skipped plugin \(report.file): \(reason)") }
+    }
+    standardOutput(lines.joined(separator: "\n"))
+  }
+}

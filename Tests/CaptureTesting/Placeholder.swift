@@ -1,1 +1,0 @@
-// The scripted V4L2 test double lives here.
