@@ -84,7 +84,8 @@ let package = Package(
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
-    .testTarget(name: "FlowsTests", dependencies: ["Flows", "TestSupport"]),
+    .testTarget(
+      name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["workbench", "TestSupport"], exclude: ["Fixtures"]),
   ]

@@ -128,6 +128,12 @@ public final class FlowRunner {
     emit("session", fields)
   }
 
+  /// Emits the session record now if it has not been: events about the
+  /// input (a skipped or dropped frame) must not come before it.
+  public func beginIfNeeded(t: Double, frame: Int64) {
+    if startT == nil && result == nil { begin(t: t, frame: frame) }
+  }
+
   /// Gives one frame to the flow. Returns false once the run is over.
   @discardableResult
   public func process(_ frame: MeasurementFrame) -> Bool {

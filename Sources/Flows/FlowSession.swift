@@ -44,7 +44,14 @@ public struct RunOutcome: Sendable {
 /// One run of a flow over an input: sinks, the frame loop, Ctrl-C, and
 /// outputs that are complete whatever happens.
 public enum FlowSession {
+  /// Opens frame sources; tests give a scripted camera here.
+  typealias SourceOpener = (InputSpec, Double?) throws(WorkbenchError) -> (any FrameSource, live: Bool)
+
   public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
+    run(options, logger: logger, openFrames: FrameSources.open)
+  }
+
+  static func run(_ options: RunOptions, logger: Logger, openFrames: SourceOpener) -> RunOutcome {
     Interrupts.install()
     if let clash = outputClash(options) {
       return RunOutcome(
@@ -129,13 +136,17 @@ public enum FlowSession {
 
     var input: (any MeasurementInput)?
     do {
-      let opened = try openInput(options, flow: flow, schema: schema, logger: logger)
+      let opened = try openInput(options, flow: flow, schema: schema, logger: logger, openFrames: openFrames)
       input = opened
       runner.sessionExtras["input"] = .object(opened.description)
       runner.resultExtras = { resultCounters(opened) }
       let pacer = options.realtime ? RealtimePacer() : nil
       // Input notes are events at the frame they concern.
       let note: (InputNote) -> Void = { note in
+        switch note {
+        case .skipped(let index, let t, _), .dropped(_, _, let t, let index):
+          runner.beginIfNeeded(t: t, frame: index)
+        }
         switch note {
         case .skipped(let index, let t, let reason):
           sinks.emit(
@@ -196,9 +207,9 @@ extension FlowSession {
 
   /// Opens the trace, recording or camera, and for frames the estimators
   /// the flow's steps read (built in, and plugins from plugins/).
-  static func openInput(_ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, logger: Logger)
-    throws(WorkbenchError) -> any MeasurementInput
-  {
+  static func openInput(
+    _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, logger: Logger, openFrames: SourceOpener
+  ) throws(WorkbenchError) -> any MeasurementInput {
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
       if let record = options.recordPath {
         throw WorkbenchError(
@@ -207,7 +218,7 @@ extension FlowSession {
       }
       return try TraceInput(path: path, schema: schema)
     }
-    let (source, live) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)
+    let (source, live) = try openFrames(options.input, options.recordingFPS)
     do {
       let graph = try EstimatorGraph(available: availableEstimators(flow.home, logger: logger), wanted: flow.needs)
       let pipeline = try FramePipeline(graph: graph, schema: schema)
