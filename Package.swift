@@ -69,6 +69,7 @@ let package = Package(
       name: "workbench-bench",
       dependencies: [
         "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+        .product(name: "Logging", package: "swift-log"),
       ]),
 
     // Helpers every test target shares (temporary folders, the package root).
