@@ -88,6 +88,6 @@ let package = Package(
     .testTarget(
       name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["workbench", "TestSupport"], exclude: ["Fixtures"]),
+      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "TestSupport"], exclude: ["Fixtures"]),
   ]
 )

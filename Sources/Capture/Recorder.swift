@@ -1,6 +1,10 @@
 import Foundation
 import Imaging
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Which frames of a run a recording keeps (the HKID and LUNA ID SDKs offer
 /// each of these).
 public enum RecordPolicy: String, Sendable, CaseIterable {
@@ -20,6 +24,10 @@ public enum RecordPolicy: String, Sendable, CaseIterable {
 /// and is complete at every `finish()`: on Ctrl-C, on camera loss, on errors.
 public final class FrameRecorder {
   public let path: String
+  /// Where frames go until the run decides: the final path, or a pending
+  /// one beside it when a policy may still throw the recording away (so an
+  /// older file at `path` is never touched unless the new one is kept).
+  private let writingPath: String
   private let fps: Double
   private let deviceInfo: [String: String]
   private var writer: AVIWriter?
@@ -29,14 +37,40 @@ public final class FrameRecorder {
   private var jpeg: [UInt8] = []
   public private(set) var framesWritten = 0
 
-  public init(path: String, fps: Double, deviceInfo: [String: String] = [:]) {
+  public init(path: String, fps: Double, deviceInfo: [String: String] = [:], deferred: Bool = false) {
     self.path = path
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    writingPath =
+      deferred
+      ? (folder.isEmpty ? "" : folder + "/") + ".\(name).pending-\(ProcessInfo.processInfo.processIdentifier).avi"
+      : path
     self.fps = fps > 0 ? fps : 30
     self.deviceInfo = deviceInfo
   }
 
+  /// Fails now, before any frame, when `path` cannot become a recording:
+  /// its folder is missing, or it is a folder.
+  public static func checkWritable(_ path: String) throws(CaptureError) {
+    let folder = (path as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw CaptureError(
+        .io, source: path, "the folder \(folder) does not exist", help: "create it first or choose another path")
+    }
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      throw CaptureError(.io, source: path, "is a folder, not a file", help: "give a file name such as session.avi")
+    }
+    guard FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) else {
+      throw CaptureError(.io, source: path, "the folder is not writable", help: "check its permissions")
+    }
+  }
+
   /// The sidecar of the recording (see `TimestampsSidecar`).
   public var sidecarPath: String { TimestampsSidecar.path(forRecording: path, isFolder: false) }
+  private var writingSidecarPath: String { TimestampsSidecar.path(forRecording: writingPath, isFolder: false) }
 
   public func record(_ frame: CapturedFrame) throws(CaptureError) {
     switch frame.payload {
@@ -67,17 +101,33 @@ public final class FrameRecorder {
   }
 
   private func open(width: Int, height: Int) throws(CaptureError) {
-    writer = try AVIWriter(path: path, width: width, height: height, fps: fps, deviceInfo: deviceInfo)
+    writer = try AVIWriter(path: writingPath, width: width, height: height, fps: fps, deviceInfo: deviceInfo)
   }
 
-  /// Completes the file and its sidecar; safe to call more than once.
-  public func finish() throws(CaptureError) { try writer?.finish() }
+  /// Completes the file and its sidecar, and moves them into place; safe to
+  /// call more than once.
+  public func finish() throws(CaptureError) {
+    try writer?.finish()
+    guard writer != nil, writingPath != path, FileManager.default.fileExists(atPath: writingPath) else { return }
+    for (from, to) in [(writingPath, path), (writingSidecarPath, sidecarPath)] {
+      guard rename(from, to) == 0 else {
+        throw CaptureError(
+          .io, source: path, "cannot move the recording into place: \(String(cString: strerror(errno)))")
+      }
+    }
+  }
 
-  /// Finishes and deletes what was written (a policy said not to keep it).
+  /// Finishes and deletes what this recorder wrote (a policy said not to
+  /// keep it); a file already at `path` stays.
   public func discard() {
     try? writer?.finish()
-    try? FileManager.default.removeItem(atPath: path)
-    try? FileManager.default.removeItem(atPath: sidecarPath)
+    guard writingPath != path else {
+      try? FileManager.default.removeItem(atPath: path)
+      try? FileManager.default.removeItem(atPath: sidecarPath)
+      return
+    }
+    try? FileManager.default.removeItem(atPath: writingPath)
+    try? FileManager.default.removeItem(atPath: writingSidecarPath)
   }
 }
 

@@ -269,7 +269,7 @@ public final class FlowRunner {
 
   /// The input failed; `reason` is "input_error", or "camera_lost" when a
   /// camera went away mid-run.
-  public func finish(inputError: WorkbenchError, reason: String = "input_error") {
+  public func finish(inputError: WorkbenchError, reason: String = "input_error", status: ExitStatus = .input) {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
     if case .running(let position, _, _) = phase {
@@ -278,8 +278,8 @@ public final class FlowRunner {
     phase = .finished
     emitResult(
       FlowResult(
-        success: false, code: -4, reason: reason, message: resultMessage(reason),
-        exitStatus: .input,
+        success: false, code: status == .input ? -4 : -2, reason: reason, message: resultMessage(reason),
+        exitStatus: status,
         error: inputError.diagnostics.first.map { ($0.location.map { "\($0): " } ?? "") + $0.message }))
   }
 
@@ -362,6 +362,7 @@ public final class FlowRunner {
     "limit_exceeded": "the flow script exceeded a limit",
     "input_error": "the input could not be read",
     "camera_lost": "the camera was disconnected",
+    "usage_error": "the run could not start",
   ]
 
   /// The text of message key "result.<reason>", else a plain English default.

@@ -75,6 +75,18 @@ public enum FlowSession {
     // once, and the events file still ends with a result.
     let schema = MeasurementSchema()
     var traceWriter: TraceWriter?
+    if let problem = recordProblem(options) {
+      sinks.emit(
+        Event(
+          type: "result", t: 0, frame: 0,
+          fields: engineResult(
+            reason: "output_error", code: -2, message: "an output could not be written", error: problem)))
+      var outcome = RunOutcome(
+        status: .usage, result: nil, flowName: nil, problems: problem.diagnostics, detail: nil,
+        eventsToStandardOutput: eventsToStandardOutput)
+      do { try sinks.finish() } catch { outcome.problems += error.diagnostics }
+      return outcome
+    }
     if let path = options.traceOutPath {
       do {
         traceWriter = try TraceWriter(
@@ -135,6 +147,7 @@ public enum FlowSession {
     var problems: [Diagnostic] = []
 
     var input: (any MeasurementInput)?
+    var recordingFailed = false
     do {
       let opened = try openInput(options, flow: flow, schema: schema, logger: logger, openFrames: openFrames)
       input = opened
@@ -170,11 +183,16 @@ public enum FlowSession {
       runner.finishAtEndOfInput()
     } catch {
       problems += error.diagnostics
-      runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
+      if error.status == .input {
+        runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
+      } else {
+        runner.finish(inputError: error, reason: "usage_error", status: error.status)
+      }
     }
     if let frames = input as? FrameInput {
       do { try frames.finishRecording(flowPassed: runner.result?.success == true) } catch {
         problems.append(Diagnostic(error.message, at: SourceLocation(file: error.source), help: error.help))
+        recordingFailed = true
       }
     }
     input?.close()
@@ -190,6 +208,7 @@ public enum FlowSession {
       outcome.problems += error.diagnostics
       if outcome.status == .passed { outcome.status = .usage }
     }
+    if recordingFailed && outcome.status == .passed { outcome.status = .usage }
     finishSinks(&outcome)
     logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes")
     return outcome
@@ -197,6 +216,22 @@ public enum FlowSession {
 }
 
 extension FlowSession {
+  /// Why `--record` cannot be honoured, found before anything runs.
+  static func recordProblem(_ options: RunOptions) -> WorkbenchError? {
+    guard let record = options.recordPath else { return nil }
+    if case .file(let path) = options.input, InputSpec.isTrace(path) {
+      return WorkbenchError(
+        .usage, "--record keeps frames, and a measurement trace has none", at: SourceLocation(file: record),
+        help: "record from a recording or a camera, or keep the measurements with --trace-out")
+    }
+    do {
+      try FrameRecorder.checkWritable(record)
+    } catch {
+      return WorkbenchError(.usage, error.message, at: SourceLocation(file: record), help: error.help)
+    }
+    return nil
+  }
+
   static func resultCounters(_ input: any MeasurementInput) -> JSONObject {
     guard !(input is TraceInput) else { return JSONObject() }
     return JSONObject([
@@ -211,19 +246,22 @@ extension FlowSession {
     _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, logger: Logger, openFrames: SourceOpener
   ) throws(WorkbenchError) -> any MeasurementInput {
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
-      if let record = options.recordPath {
-        throw WorkbenchError(
-          .usage, "--record keeps frames, and a measurement trace has none", at: SourceLocation(file: record),
-          help: "record from a recording or a camera, or keep the measurements with --trace-out")
-      }
       return try TraceInput(path: path, schema: schema)
     }
     let (source, live) = try openFrames(options.input, options.recordingFPS)
     do {
-      let graph = try EstimatorGraph(available: availableEstimators(flow.home, logger: logger), wanted: flow.needs)
+      let available = availableEstimators(flow.home, logger: logger)
+      let graph = try EstimatorGraph(available: available, wanted: flow.needs)
       let pipeline = try FramePipeline(graph: graph, schema: schema)
+      let deferred = options.recordPolicy == .failed || options.recordPolicy == .passed
       let recorder = options.recordPath.map {
-        FrameRecorder(path: $0, fps: source.info.fps ?? 30, deviceInfo: source.info.details)
+        FrameRecorder(path: $0, fps: source.info.fps ?? 30, deviceInfo: source.info.details, deferred: deferred)
+      }
+      let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
+      if !unprovided.isEmpty {
+        logger.warning(
+          "the flow reads \(unprovided.joined(separator: ", ")), which no estimator provides: those measurements stay empty (is a plugin missing? 'workbench estimators' lists what there is)"
+        )
       }
       return FrameInput(
         source: source, pipeline: pipeline, live: live, recorder: recorder, policy: options.recordPolicy)
@@ -246,7 +284,7 @@ extension FlowSession {
   /// Two outputs, or an output and the input, on one path would destroy
   /// each other.
   static func outputClash(_ options: RunOptions) -> Diagnostic? {
-    func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+    func canonical(_ path: String) -> String { FileIdentity.canonical(path) }
     // Inputs first, then outputs: every pair that includes an output is checked.
     let inputPath: String
     if case .file(let path) = options.input { inputPath = path } else { inputPath = "-" }

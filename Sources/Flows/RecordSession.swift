@@ -28,6 +28,22 @@ public enum RecordSession {
 
   public static func run(_ options: Options) -> Outcome {
     Interrupts.install()
+    if case .file(let input) = options.input, FileIdentity.same(input, options.outputPath) {
+      return Outcome(
+        status: .usage, frames: 0, ending: "not started",
+        problems: [
+          Diagnostic(
+            "--out would overwrite --input", at: SourceLocation(file: options.outputPath),
+            help: "write the recording to a file of its own")
+        ])
+    }
+    do {
+      try FrameRecorder.checkWritable(options.outputPath)
+    } catch {
+      return Outcome(
+        status: .usage, frames: 0, ending: "not started",
+        problems: [Diagnostic(error.message, at: SourceLocation(file: options.outputPath), help: error.help)])
+    }
     let source: any FrameSource
     do {
       (source, _) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)

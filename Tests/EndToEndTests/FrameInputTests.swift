@@ -1,0 +1,184 @@
+import Foundation
+import JSONCore
+import TestSupport
+import Testing
+
+private let liveness = "examples/liveness.lua"
+private let missingCamera = "/dev/video9"
+
+/// `workbench run` over recordings and cameras: frames measured by the estimators.
+@Suite struct FrameInputTests {
+  @Test(arguments: RecordingKind.allCases)
+  func eachRecordingFormatPassesTheSameWayTwice(kind: RecordingKind) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let (input, options) = try RecordingBuilder.build(kind, in: folder)
+    let first = folder.file("first.jsonl")
+    let second = folder.file("second.jsonl")
+    let a = try workbench(
+      ["run", imageQualityFlow, "--input", input, "--events", first, "--quiet"] + options, folder: folder)
+    let b = try workbench(
+      ["run", imageQualityFlow, "--input", input, "--events", second, "--quiet"] + options, folder: folder)
+    #expect(a.status == 0, "\(a)")
+    #expect(b.status == 0, "\(b)")
+
+    let firstBytes = try #require(FileManager.default.contents(atPath: first))
+    let secondBytes = try #require(FileManager.default.contents(atPath: second))
+    #expect(firstBytes == secondBytes)
+
+    let records = try events(first)
+    let session = try sessionInput(records)
+    #expect(session["kind"] == .string(kind.inputKind))
+    #expect(session["width"] == 640)
+    #expect(session["height"] == 360)
+    #expect(session["fps"]?.doubleValue == 30)
+    #expect(
+      session["estimators"]
+        == ["quality.blur", "quality.darkness", "quality.lightness", "quality.illumination", "quality.specularity"])
+    let end = try result(records)
+    #expect(end["success"] == true)
+    #expect(end["reason"] == "passed")
+    #expect(end["frames_skipped"] == 0)
+    #expect(end["frames_dropped"] == 0)
+    // Half a second of good frames at 30 fps: frames 0...15.
+    #expect(end["frame"] == 15)
+    #expect(end["frames"] == 16)
+  }
+
+  /// 33 images with damage at known places: noise between frames 4 and 5,
+  /// frame 8 cut in half (the next image starts inside it), and at 12 a
+  /// start of image marker followed by noise. Optionally a last frame cut
+  /// short by the end of the file.
+  private func damagedMJPEG(in folder: TemporaryFolder, truncatedLastFrame: Bool) throws -> String {
+    let frames = try fixtureFrames()
+    var bytes: [UInt8] = []
+    for (index, frame) in frames.enumerated() {
+      if index == 5 { bytes += Array(String(repeating: "not a frame ", count: 40).utf8) }
+      if index == 8 {
+        bytes += frame.prefix(frame.count / 2)
+        continue
+      }
+      if index == 12 { bytes += [0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0x41, count: 200) }
+      bytes += frame
+    }
+    if truncatedLastFrame { bytes += frames[0].prefix(frames[0].count / 3) }
+    let path = folder.file("damaged.mjpeg")
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  @Test func corruptFramesAreSkippedAndTheFlowStillPasses() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = try damagedMJPEG(in: folder, truncatedLastFrame: false)
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(["run", imageQualityFlow, "--input", input, "--events", eventsPath], folder: folder)
+    let records = try events(eventsPath)
+    let end = try result(records)
+    #expect(outcome.status == expectedStatus(of: end), "\(outcome)")
+    #expect(outcome.status == 0, "\(outcome)")
+    let skipped = records.filter { $0["type"] == "frame_skipped" }
+    // The noise between frames is no frame; the cut frame and the fake one are.
+    #expect(skipped.map { $0["frame"] } == [8, 12])
+    #expect(skipped.allSatisfy { !($0["reason"]?.stringValue ?? "").isEmpty })
+    #expect(end["frames_skipped"] == .integer(Int64(skipped.count)))
+    #expect(end["frame"] == 15)
+    // Frames 0...15 were read, two of them could not be measured.
+    #expect(end["frames"] == 14)
+  }
+
+  @Test func aRunOverCorruptFramesReadsToTheEnd() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = try damagedMJPEG(in: folder, truncatedLastFrame: true)
+    let eventsPath = folder.file("events.jsonl")
+    // Longer than the recording: the flow sees every frame and then runs out.
+    let outcome = try workbench(
+      ["run", imageQualityFlow, "--input", input, "--events", eventsPath, "--set", "image_quality.hold_ms=5000"],
+      folder: folder)
+    let records = try events(eventsPath)
+    let end = try result(records)
+    #expect(outcome.status == expectedStatus(of: end), "\(outcome)")
+    #expect(outcome.status == 1, "\(outcome)")
+    #expect(end["reason"] == "end_of_input")
+    let skipped = records.filter { $0["type"] == "frame_skipped" }
+    // 32 frames plus the fake one at 12 plus the cut-off last one: indexes 0...33.
+    #expect(skipped.map { $0["frame"] } == [8, 12, 33])
+    #expect(end["frames_skipped"] == .integer(Int64(skipped.count)))
+    #expect(end["frames"] == 31)
+    #expect(end["frames_dropped"] == 0)
+  }
+
+  @Test func aMissingCameraIsAnInputError() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(["run", liveness, "--camera", missingCamera, "--events", eventsPath], folder: folder)
+    #expect(outcome.status == 4, "\(outcome)")
+    #expect(outcome.stderr.contains(missingCamera))
+    #expect(outcome.stderr.contains("workbench devices"))
+    let records = try events(eventsPath)
+    #expect(records.first?["type"] == "session")
+    let end = try result(records)
+    #expect(end["success"] == false)
+    #expect(end["reason"] == "input_error")
+    #expect(end["error"]?.stringValue?.contains(missingCamera) == true)
+  }
+
+  @Test func devicesSucceedsWithOrWithoutCameras() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(["devices"], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(!outcome.stdout.isEmpty)
+  }
+
+  @Test(arguments: [
+    ["--camera", missingCamera, "--input", "examples/recordings/face-blink.avi"],
+    ["--camera", missingCamera, "--size", "12x"],
+    ["--camera", missingCamera, "--size", "x360"],
+    ["--input", "examples/recordings/face-blink.avi", "--size", "640x360"],
+    ["--input", "examples/recordings/face-blink.avi", "--fps", "0"],
+  ])
+  func badFrameOptionsAreUsageErrors(options: [String]) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(["run", liveness, "--events", eventsPath] + options, folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("Error:"), "\(outcome)")
+    // Refused before anything ran.
+    #expect(!FileManager.default.fileExists(atPath: eventsPath))
+  }
+
+  enum Unreadable: String, CaseIterable, Sendable {
+    case emptyFolder = "empty"
+    case noiseNamedAVI = "noise.avi"
+    case noiseNamedY4M = "noise.y4m"
+    case noiseWithoutExtension = "noise.bin"
+    case missing = "missing.avi"
+  }
+
+  @Test(arguments: Unreadable.allCases)
+  func anUnreadableRecordingIsAnInputError(kind: Unreadable) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = folder.file(kind.rawValue)
+    switch kind {
+    case .emptyFolder:
+      _ = try folder.subfolder(kind.rawValue)
+      try folder.write(kind.rawValue + "/notes.txt", "no frames here")
+    case .noiseNamedAVI, .noiseNamedY4M, .noiseWithoutExtension:
+      try Data(RecordingBuilder.noise(count: 4096)).write(to: URL(fileURLWithPath: input))
+    case .missing:
+      break
+    }
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(["run", imageQualityFlow, "--input", input, "--events", eventsPath], folder: folder)
+    #expect(outcome.status == 4, "\(outcome)")
+    #expect(outcome.stderr.contains("error: \(input):"), "\(outcome)")
+    let end = try result(try events(eventsPath))
+    #expect(end["reason"] == "input_error")
+    #expect(end["error"]?.stringValue?.contains(input) == true)
+  }
+}
