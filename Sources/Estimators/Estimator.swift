@@ -12,6 +12,11 @@ public final class DecodedFrame {
   public let color = ImageBuffer(format: .rgb8)
   public var hasColor = false
 
+  /// The size of the frame as captured; `gray` and `color` are smaller when
+  /// every estimator of the run asked for less (scaled decoding).
+  public var sourceWidth = 0
+  public var sourceHeight = 0
+
   public init() {}
 
   public var width: Int { gray.width }
@@ -34,18 +39,24 @@ public struct EstimatorDescriptor: Sendable, Equatable {
   public var provides: [String]
   public var needs: [String]
   public var image: ImageNeed
+  /// The smallest image width the estimator still works well at; nil when
+  /// it needs full resolution. When every estimator of a run gives one,
+  /// JPEG frames are decoded scaled down (1/2, 1/4, 1/8) as far as all allow,
+  /// which is much cheaper than decoding in full.
+  public var workingWidth: Int?
   /// "built-in" or the plugin file it came from.
   public var origin: String
 
   public init(
     name: String, summary: String, provides: [String], needs: [String] = [], image: ImageNeed = .gray,
-    origin: String = "built-in"
+    workingWidth: Int? = nil, origin: String = "built-in"
   ) {
     self.name = name
     self.summary = summary
     self.provides = provides
     self.needs = needs
     self.image = image
+    self.workingWidth = workingWidth
     self.origin = origin
   }
 }

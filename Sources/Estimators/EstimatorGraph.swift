@@ -85,6 +85,17 @@ public struct EstimatorGraph {
     }
   }
 
+  /// The narrowest image every estimator of the run still works at, or nil
+  /// when one of them needs full resolution.
+  public var workingWidth: Int? {
+    var widest = 0
+    for estimator in ordered {
+      guard let width = estimator.descriptor.workingWidth else { return nil }
+      widest = max(widest, width)
+    }
+    return ordered.isEmpty ? nil : widest
+  }
+
   /// Whether any of the run's estimators reads colour.
   public var needsColor: Bool { ordered.contains { $0.descriptor.image == .color } }
 

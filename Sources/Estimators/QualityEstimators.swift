@@ -220,8 +220,9 @@ public final class QualityEstimator: Estimator {
 
 /// The frame's size, for flows that reason in pixels.
 public final class FrameInfoEstimator: Estimator {
+  // The size as captured, whatever the decode: it works at any scale.
   public let descriptor = EstimatorDescriptor(
-    name: "image", summary: "frame size in pixels", provides: ["image.width", "image.height"])
+    name: "image", summary: "frame size in pixels", provides: ["image.width", "image.height"], workingWidth: 1)
   private var widthNode = -1
   private var heightNode = -1
   private var ancestors: [Int] = []
@@ -236,8 +237,8 @@ public final class FrameInfoEstimator: Estimator {
 
   public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
     for ancestor in ancestors { measurements[ancestor] = .table }
-    measurements[widthNode] = .integer(Int64(frame.width))
-    measurements[heightNode] = .integer(Int64(frame.height))
+    measurements[widthNode] = .integer(Int64(frame.sourceWidth > 0 ? frame.sourceWidth : frame.width))
+    measurements[heightNode] = .integer(Int64(frame.sourceHeight > 0 ? frame.sourceHeight : frame.height))
   }
 }
 

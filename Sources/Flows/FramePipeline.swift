@@ -8,8 +8,13 @@ import Measurements
 /// run's estimators in their order.
 public final class FramePipeline {
   public let estimators: [any Estimator]
+  /// The frame as the estimators last saw it (for tests and diagnostics).
+  var lastDecoded: DecodedFrame { decoded }
   public let schema: MeasurementSchema
   private let needsColor: Bool
+  /// The narrowest width the estimators accept (nil: full resolution).
+  private let workingWidth: Int?
+  private let header = JPEGDecoder()
   private let decoder = JPEGDecoder()
   private let decoded = DecodedFrame()
   private var measurements = MeasurementFrame(t: 0, index: 0)
@@ -25,7 +30,25 @@ public final class FramePipeline {
     estimators = graph.ordered
     self.schema = schema
     needsColor = graph.needsColor
+    workingWidth = graph.workingWidth
     for estimator in estimators { try estimator.prepare(schema: schema) }
+  }
+
+  /// The strongest JPEG scaling that keeps the image at least as wide as
+  /// every estimator of the run needs; records the size as captured.
+  private func decodeScale(_ bytes: [UInt8]) throws(ImagingError) -> JPEGScale {
+    guard let workingWidth else {
+      decoded.sourceWidth = 0
+      decoded.sourceHeight = 0
+      return .full
+    }
+    let size = try header.readHeader(bytes)
+    decoded.sourceWidth = size.width
+    decoded.sourceHeight = size.height
+    for scale in [JPEGScale.eighth, .quarter, .half] where size.width / scale.denominator >= workingWidth {
+      return scale
+    }
+    return .full
   }
 
   public func measure(_ frame: CapturedFrame) -> Outcome {
@@ -36,16 +59,19 @@ public final class FramePipeline {
       return .skipped(reason: reason)
     case .jpeg(let bytes):
       do {
+        let scale = try decodeScale(bytes)
         if needsColor {
-          try decoder.decode(bytes, into: decoded.color, format: .rgb8)
+          try decoder.decode(bytes, into: decoded.color, format: .rgb8, scale: scale)
           try ImageConversion.rgb8ToGray8(decoded.color, into: decoded.gray)
         } else {
-          try decoder.decode(bytes, into: decoded.gray, format: .gray8)
+          try decoder.decode(bytes, into: decoded.gray, format: .gray8, scale: scale)
         }
       } catch {
         return .skipped(reason: error.description)
       }
     case .image(let image):
+      decoded.sourceWidth = image.width
+      decoded.sourceHeight = image.height
       do {
         switch image.format {
         case .gray8:

@@ -157,3 +157,34 @@ struct DropTests {
     #expect(processed < 400)
   }
 }
+
+@Suite("Scaled decoding")
+struct ScaledDecodingTests {
+  @Test("when every estimator works at a small size, JPEG frames are decoded scaled down")
+  func scaled() throws {
+    let jpeg = try fixtureJPEGs()[0]
+    let schema = MeasurementSchema()
+    let graph = try EstimatorGraph(available: BuiltinEstimators.all(), wanted: ["image.width"])
+    #expect(graph.workingWidth == 1)
+    let pipeline = try FramePipeline(graph: graph, schema: schema)
+    guard case .measured(let measurements) = pipeline.measure(CapturedFrame(index: 0, t: 0, payload: .jpeg(jpeg)))
+    else {
+      Issue.record("the frame was not measured")
+      return
+    }
+    // 640×360 decoded at 1/8, while the measurement keeps the captured size.
+    #expect(pipeline.lastDecoded.width == 80)
+    #expect(measurements[try #require(schema.lookup(path: "image.width"))] == .integer(640))
+    #expect(measurements[try #require(schema.lookup(path: "image.height"))] == .integer(360))
+  }
+
+  @Test("an estimator that needs full resolution gets it")
+  func full() throws {
+    let jpeg = try fixtureJPEGs()[0]
+    let graph = try EstimatorGraph(available: BuiltinEstimators.all(), wanted: ["image.width", "quality.blur"])
+    #expect(graph.workingWidth == nil)
+    let pipeline = try FramePipeline(graph: graph, schema: MeasurementSchema())
+    _ = pipeline.measure(CapturedFrame(index: 0, t: 0, payload: .jpeg(jpeg)))
+    #expect(pipeline.lastDecoded.width == 640)
+  }
+}
