@@ -134,6 +134,14 @@ public final class FlowRunner {
     if startT == nil && result == nil { begin(t: t, frame: frame) }
   }
 
+  /// Moves the run's clock to an input event that came after the last
+  /// frame (a skipped frame at the end), so that the result is not earlier.
+  public func advanceClock(t: Double, frame: Int64) {
+    guard result == nil, t > lastT else { return }
+    lastT = t
+    lastFrame = frame
+  }
+
   /// Gives one frame to the flow. Returns false once the run is over.
   @discardableResult
   public func process(_ frame: MeasurementFrame) -> Bool {

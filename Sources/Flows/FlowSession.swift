@@ -159,6 +159,7 @@ public enum FlowSession {
         switch note {
         case .skipped(let index, let t, _), .dropped(_, _, let t, let index):
           runner.beginIfNeeded(t: t, frame: index)
+          runner.advanceClock(t: t, frame: index)
         }
         switch note {
         case .skipped(let index, let t, let reason):
@@ -178,6 +179,7 @@ public enum FlowSession {
         if Interrupts.pending { break }
         traceWriter?.write(frame)
         runner.process(frame)
+        opened.frameWasProcessed()
       }
       if Interrupts.pending { runner.finish(interruptedBy: Interrupts.signalName) }
       runner.finishAtEndOfInput()
@@ -255,7 +257,17 @@ extension FlowSession {
       let pipeline = try FramePipeline(graph: graph, schema: schema)
       let deferred = options.recordPolicy == .failed || options.recordPolicy == .passed
       let recorder = options.recordPath.map {
-        FrameRecorder(path: $0, fps: source.info.fps ?? 30, deviceInfo: source.info.details, deferred: deferred)
+        FrameRecorder(
+          path: $0, fps: source.info.fps ?? 30,
+          deviceInfo: source.info.details.merging(["device": source.info.name]) { a, _ in a },
+          deferred: deferred)
+      }
+      if options.recordPath != nil, options.recordPolicy == .detections,
+        EstimatorGraph.unprovided(["face.count", "card.found"], available: available).count == 2
+      {
+        logger.warning(
+          "--record-policy detections keeps frames where face.count > 0 or card.found is true, and no estimator provides either: nothing will be recorded"
+        )
       }
       let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
       if !unprovided.isEmpty {

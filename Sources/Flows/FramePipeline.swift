@@ -8,6 +8,9 @@ import Measurements
 /// run's estimators in their order.
 public final class FramePipeline {
   public let estimators: [any Estimator]
+  /// The measurements of the last frame measured.
+  var lastMeasured: MeasurementFrame { measurements }
+
   /// The frame as the estimators last saw it (for tests and diagnostics).
   var lastDecoded: DecodedFrame { decoded }
   public let schema: MeasurementSchema

@@ -38,6 +38,9 @@ protocol MeasurementInput: AnyObject {
   /// The next frame's measurements, nil at the end. Frames that could not be
   /// measured are reported through `note` and skipped.
   func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame?
+  /// The frame `next` returned was given to the flow (a recording keeps
+  /// exactly those frames).
+  func frameWasProcessed()
   /// What the session event says about the input.
   var description: JSONObject { get }
   /// Counts for the result record.
@@ -71,6 +74,7 @@ final class TraceInput: MeasurementInput {
   }
 
   func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? { try reader.next() }
+  func frameWasProcessed() {}
 
   var description: JSONObject {
     JSONObject([("kind", .string("trace")), ("name", .string(WorkbenchHome.display(path)))])
@@ -91,6 +95,7 @@ final class FrameInput: MeasurementInput {
   /// that when the estimators fall behind, frames are dropped (and counted)
   /// instead of queueing without bound.
   private let recorder: FrameRecorder?
+  private var lastCaptured: CapturedFrame?
   private let policy: RecordPolicy
   private var recordingError: CaptureError?
   private let detectionNodes: (faces: Int?, card: Int?)
@@ -127,9 +132,10 @@ final class FrameInput: MeasurementInput {
     return false
   }
 
-  private func keep(_ frame: CapturedFrame, measured: MeasurementFrame?) {
-    guard let recorder, recordingError == nil else { return }
-    if policy == .detections, measured.map(hasDetection) != true { return }
+  func frameWasProcessed() {
+    guard let frame = lastCaptured, let recorder, recordingError == nil else { return }
+    lastCaptured = nil
+    if policy == .detections, !hasDetection(pipeline.lastMeasured) { return }
     do { try recorder.record(frame) } catch { recordingError = error }
   }
 
@@ -167,7 +173,7 @@ final class FrameInput: MeasurementInput {
       guard let captured else { return nil }
       switch pipeline.measure(captured) {
       case .measured(let measurements):
-        keep(captured, measured: measurements)
+        lastCaptured = captured
         return measurements
       case .skipped(let reason):
         counters.skipped += 1

@@ -52,7 +52,8 @@ public enum RecordSession {
     }
     defer { source.close() }
     let recorder = FrameRecorder(
-      path: options.outputPath, fps: source.info.fps ?? options.recordingFPS ?? 30, deviceInfo: source.info.details)
+      path: options.outputPath, fps: source.info.fps ?? options.recordingFPS ?? 30,
+      deviceInfo: source.info.details.merging(["device": source.info.name]) { a, _ in a })
     let summary = RecordingLoop.run(
       from: source, into: recorder, maximumFrames: options.maximumFrames, maximumSeconds: options.maximumSeconds,
       shouldStop: { Interrupts.pending })

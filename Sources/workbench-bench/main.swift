@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging
+//   workbench-bench flow       one group: flow, imaging or quality
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [

@@ -10,8 +10,8 @@ struct EstimatorsCommand: ParsableCommand {
     commandName: "estimators",
     abstract: "List the built-in and plugin estimators and the measurements they provide.",
     discussion: """
-      Plugins are shared libraries under plugins/ that speak the C ABI of \\
-      workbench_plugin.h (docs/plugins.md). A plugin that cannot be loaded, or that \\
+      Plugins are shared libraries under plugins/ that speak the C ABI of \
+      workbench_plugin.h (docs/plugins.md). A plugin that cannot be loaded, or that \
       speaks another ABI version, is listed with the reason and skipped.
 
       Examples:

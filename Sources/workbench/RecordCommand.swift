@@ -5,9 +5,9 @@ import Flows
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "record",
-    abstract: "Record frames from a camera (or re-encode a recording) into an MJPEG AVI.",
+    abstract: "Record frames from a camera (or copy a recording) into an MJPEG AVI.",
     discussion: """
-      Writes FILE.avi and FILE.avi.timestamps.jsonl (the time of every frame and the device). \\
+      Writes FILE.avi and FILE.avi.timestamps.jsonl (the time of every frame and the device). \
       The files are complete after Ctrl-C, after the camera is unplugged and after an error.
 
       Examples:
@@ -45,7 +45,9 @@ struct RecordCommand: ParsableCommand {
     guard (input == nil) != (camera == nil) else {
       throw ValidationError("give the frames with exactly one of --camera DEVICE or --input PATH")
     }
+    if size != nil && camera == nil { throw ValidationError("--size goes with --camera") }
     if let size, SizeText.parse(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 1280x720") }
+    if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps takes a rate above 0, e.g. 30") }
     if let seconds, !(seconds > 0) { throw ValidationError("--seconds takes a time above 0") }
     if let frames, frames < 1 { throw ValidationError("--frames takes a count of at least 1") }
   }

@@ -10,8 +10,9 @@ struct RunCommand: ParsableCommand {
     commandName: "run",
     abstract: "Run a flow over an input and report what happened.",
     discussion: """
-      The input is a measurement trace (JSON Lines, one frame per line; docs/traces.md). \
-      Time comes from the input, so the same trace always gives the same events.
+      The frames come from a measurement trace (JSON Lines, docs/traces.md), a recording \
+      (a folder of JPEGs, MJPEG, AVI, Y4M) or a V4L2 camera (docs/inputs.md). Time comes \
+      from the input, so the same trace or recording always gives the same events.
 
       Examples:
         workbench run examples/liveness.lua \\

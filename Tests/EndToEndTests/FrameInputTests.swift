@@ -107,6 +107,10 @@ private let missingCamera = "/dev/video9"
     #expect(end["frames_skipped"] == .integer(Int64(skipped.count)))
     #expect(end["frames"] == 31)
     #expect(end["frames_dropped"] == 0)
+    // Time never goes back, even when the last frame was a skipped one.
+    let times = records.compactMap { $0["t"]?.doubleValue }
+    #expect(times == times.sorted())
+    #expect(end["frame"] == 33)
   }
 
   @Test func aMissingCameraIsAnInputError() throws {

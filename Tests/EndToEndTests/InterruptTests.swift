@@ -84,4 +84,21 @@ import Testing
       ["\(fixtures)/never-passes.lua", "--input", trace], folder: folder, interrupts: .blocked)
     try checkInterrupted(outcome, eventsPath)
   }
+
+  @Test func ctrlCWhileRecordingKeepsExactlyTheFramesTheFlowSaw() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let recording = folder.file("session.avi")
+    let (outcome, eventsPath) = try interruptedRun(
+      [
+        "examples/image-quality.lua", "--input", "examples/recordings/face-blink.avi", "--realtime",
+        "--set", "image_quality.min_sharpness=0.99", "--record", recording,
+      ], folder: folder)
+    try checkInterrupted(outcome, eventsPath)
+    let end = try result(try events(eventsPath))
+    let sidecar = try #require(fileText(recording + ".timestamps.jsonl"))
+    let frameLines = sidecar.split(separator: "\n").filter { $0.contains("\"frame\"") }
+    #expect(Int64(frameLines.count) == end["frames"]?.integerValue)
+    #expect(sidecar.contains("\"device\":\"examples/recordings/face-blink.avi\""))
+  }
 }
