@@ -34,19 +34,7 @@ struct RunCommand: ParsableCommand {
       valueName: "path"))
   var input: String?
 
-  @Option(
-    name: .long,
-    help: ArgumentHelp("A V4L2 camera, e.g. /dev/video0 ('workbench devices' lists them).", valueName: "device"))
-  var camera: String?
-
-  @Option(name: .long, help: ArgumentHelp("Camera frame size, e.g. 1280x720.", valueName: "WxH"))
-  var size: String?
-
-  @Option(
-    name: .long,
-    help: ArgumentHelp(
-      "Camera frame rate, or the rate of a recording that does not say (default 30).", valueName: "fps"))
-  var fps: Double?
+  @OptionGroup var frames: CameraOptions
 
   @Option(
     name: .long, help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
@@ -83,12 +71,7 @@ struct RunCommand: ParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
-    guard (input == nil) != (camera == nil) else {
-      throw ValidationError("give the frames with exactly one of --input PATH or --camera DEVICE")
-    }
-    if size != nil && camera == nil { throw ValidationError("--size goes with --camera") }
-    if let size, SizeText.parse(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 1280x720") }
-    if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps takes a rate above 0, e.g. 30") }
+    try frames.validate(input: input)
     guard RecordPolicy(rawValue: recordPolicy) != nil else {
       throw ValidationError(
         "--record-policy takes one of: " + RecordPolicy.allCases.map(\.rawValue).joined(separator: ", "))
@@ -100,15 +83,8 @@ struct RunCommand: ParsableCommand {
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
     var flowOptions = settings.flowOptions(path: flow)
     flowOptions.seed = seed
-    let spec: InputSpec
-    if let camera {
-      let dimensions = size.flatMap(SizeText.parse)
-      spec = .camera(device: camera, width: dimensions?.width, height: dimensions?.height, fps: fps)
-    } else {
-      spec = .file(input ?? "")
-    }
-    var options = RunOptions(flow: flowOptions, input: spec)
-    options.recordingFPS = camera == nil ? fps : nil
+    var options = RunOptions(flow: flowOptions, input: frames.spec(input: input))
+    options.recordingFPS = frames.recordingFPS
     options.recordPath = record
     options.recordPolicy = RecordPolicy(rawValue: recordPolicy) ?? .always
     options.eventsPath = events
