@@ -15,6 +15,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
   ],
   targets: [
     // Lua 5.4 from the system (Debian liblua5.4-dev).
@@ -51,6 +52,9 @@ let package = Package(
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements"]),
+    // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
+    .target(
+      name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
     .target(
       name: "Flows",
       dependencies: [
@@ -61,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture",
+        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -85,6 +89,7 @@ let package = Package(
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
+    .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
     .testTarget(
       name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
     .testTarget(

@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// A small element tree read with XMLParser, with the line of every element,
+/// for the two XML formats of the license configuration.
+struct MarkupElement {
+  var name: String
+  var attributes: [String: String]
+  var line: Int
+  var children: [MarkupElement] = []
+  /// The character data directly inside the element.
+  var text: String = ""
+}
+
+/// Why a document is not well-formed XML, and where.
+struct XMLSyntaxProblem: Error {
+  var line: Int
+  var column: Int
+  var message: String
+}
+
+enum XMLTree {
+  /// The root element of `data`, or the first well-formedness error.
+  /// An empty document has no root and gives nil.
+  static func parse(_ data: Data) throws(XMLSyntaxProblem) -> MarkupElement? {
+    let parser = XMLParser(data: data)
+    let builder = TreeBuilder()
+    parser.delegate = builder
+    parser.shouldProcessNamespaces = false
+    parser.shouldResolveExternalEntities = false
+    let finished = parser.parse()
+    if let problem = builder.problem { throw problem }
+    if !finished, let error = parser.parserError {
+      throw XMLSyntaxProblem(
+        line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1),
+        message: describe(code: (error as NSError).code))
+    }
+    return builder.root
+  }
+
+  /// libxml2's error numbers (xmlParserErrors) for the mistakes people make
+  /// by hand; any other is named by its number.
+  static func describe(code: Int) -> String {
+    switch code {
+    case 4: return "the document is empty or does not start with an element"
+    case 5: return "the document ends inside an element, or has text after its last element"
+    case 9: return "a character that is not allowed in XML"
+    case 23: return "an entity reference is missing its ';' (write & as &amp;)"
+    case 26: return "an undeclared entity (write & as &amp;)"
+    case 34: return "a string is not closed"
+    case 38: return "a '<' inside an attribute value (a closing quote is missing here or on an earlier line)"
+    case 39: return "an attribute value must start with a quote"
+    case 40: return "an attribute value is not closed with a quote"
+    case 41: return "an attribute has no value"
+    case 42: return "an attribute is given twice in one element"
+    case 45: return "a comment is not closed with -->"
+    case 65: return "a space is required here"
+    case 68: return "a name is required here"
+    case 73: return "'>' expected"
+    case 74: return "'</' expected"
+    case 75: return "'=' expected after an attribute name"
+    case 76: return "a closing tag does not match the element it closes"
+    case 77: return "an element is not finished"
+    default: return "the XML is not well-formed (libxml2 error \(code))"
+    }
+  }
+}
+
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+  var root: MarkupElement?
+  var stack: [MarkupElement] = []
+  var problem: XMLSyntaxProblem?
+
+  func parser(
+    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    stack.append(MarkupElement(name: elementName, attributes: attributes, line: max(parser.lineNumber, 1)))
+  }
+
+  func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+    guard let element = stack.popLast() else { return }
+    if stack.isEmpty {
+      root = element
+    } else {
+      stack[stack.count - 1].children.append(element)
+    }
+  }
+
+  func parser(_ parser: XMLParser, foundCharacters string: String) {
+    guard !stack.isEmpty else { return }
+    stack[stack.count - 1].text += string
+  }
+
+  func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+    guard problem == nil else { return }
+    problem = XMLSyntaxProblem(
+      line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1),
+      message: XMLTree.describe(code: (parseError as NSError).code))
+    parser.abortParsing()
+  }
+}
