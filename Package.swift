@@ -16,6 +16,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+    // Used directly by LicenseActivation; the versions Hummingbird and AsyncHTTPClient resolve to.
+    .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
   ],
   targets: [
     // Lua 5.4 from the system (Debian liblua5.4-dev).
@@ -55,6 +60,20 @@ let package = Package(
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
       name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
+    // License activation over HTTP: the client (`license activate`) and the reference
+    // activation server (`license serve`), kept out of Licensing: docs/licensing.md.
+    .target(
+      name: "LicenseActivation",
+      dependencies: [
+        "Licensing", "Diagnostics", "JSONCore",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .target(
       name: "Flows",
       dependencies: [
@@ -66,6 +85,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
+        "LicenseActivation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -90,6 +110,16 @@ let package = Package(
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
     .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
+    .testTarget(
+      name: "LicenseActivationTests",
+      dependencies: [
+        "LicenseActivation", "Licensing", "Diagnostics", "TestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
     .testTarget(
