@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// Up to `limit` names close to `typed`, closest first: those within a few
 /// edits, and those whose last dotted word is the same (a missing prefix).
 func closestNames(to typed: String, among names: [String], limit: Int = 3) -> [String] {
@@ -23,22 +25,4 @@ func didYouMean(_ names: [String]) -> String? {
   let alternatives =
     quoted.count == 1 ? last : quoted.dropLast().joined(separator: ", ") + " or " + last
   return "did you mean \(alternatives)?"
-}
-
-/// Levenshtein distance over Unicode scalars.
-func editDistance(_ source: String, _ target: String) -> Int {
-  let source = Array(source.unicodeScalars)
-  let target = Array(target.unicodeScalars)
-  if source.isEmpty { return target.count }
-  var previous = Array(0...target.count)
-  var current = previous
-  for (sourceIndex, sourceScalar) in source.enumerated() {
-    current[0] = sourceIndex + 1
-    for (targetIndex, targetScalar) in target.enumerated() {
-      let substitution = previous[targetIndex] + (sourceScalar == targetScalar ? 0 : 1)
-      current[targetIndex + 1] = min(substitution, previous[targetIndex + 1] + 1, current[targetIndex] + 1)
-    }
-    swap(&previous, &current)
-  }
-  return previous[target.count]
 }
