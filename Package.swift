@@ -123,6 +123,6 @@ let package = Package(
     .testTarget(
       name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "TestSupport"], exclude: ["Fixtures"]),
+      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport"], exclude: ["Fixtures"]),
   ]
 )

@@ -49,9 +49,10 @@ public enum EffectiveSettings {
       return loaded.settings
     }
     let home = try WorkbenchHome.locate()
+    let folder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
     var builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
-    if FileManager.default.fileExists(atPath: home.settingsFile) {
-      try builder.load(configFile: WorkbenchHome.display(home.settingsFile), layer: .configs)
+    if let settingsFile = try folder.checkedJSONFile("settings.json") {
+      try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
     }
     for file in options.configFiles { try builder.load(configFile: file, layer: .configFile) }
     for assignment in options.assignments {

@@ -14,6 +14,9 @@ public struct FlowOptions: Sendable {
   public var assignments: [String] = []
   public var language: String?
   public var seed: Int64?
+  /// The integrator's settings folder (--settings-dir): its files replace
+  /// the bundled files of configs/ with the same name.
+  public var settingsDirectory: String?
 
   public init(flowPath: String) { self.flowPath = flowPath }
 }
@@ -88,6 +91,10 @@ public final class LoadedFlow {
     return paths
   }
 
+  /// Every measurement some step says it reads, also when other steps do
+  /// not say (then ``needs`` is nil).
+  public var declaredNeeds: [String] { description.steps.flatMap(\.needs) }
+
   init(
     options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
     vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost
@@ -138,10 +145,12 @@ public enum FlowLoader {
     }
 
     var builder: SettingsBuilder
+    let settingsFolder: SettingsFolder
     do {
+      settingsFolder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
       builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
-      if FileManager.default.fileExists(atPath: home.settingsFile) {
-        try builder.load(configFile: WorkbenchHome.display(home.settingsFile), layer: .configs)
+      if let settingsFile = try settingsFolder.checkedJSONFile("settings.json") {
+        try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
       }
     } catch {
       problems += error.diagnostics
@@ -173,10 +182,12 @@ public enum FlowLoader {
     }
 
     let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
-    let catalogs: MessageCatalogs
+    var catalogs = MessageCatalogs()
     do {
-      catalogs = try MessageCatalogs.load(
-        directories: [WorkbenchHome.display(home.messages), WorkbenchHome.display(flowDirectory + "/messages")])
+      for (path, language) in try settingsFolder.messageCatalogFiles() {
+        try catalogs.add(file: path, language: language)
+      }
+      try catalogs.add(directory: WorkbenchHome.display(flowDirectory + "/messages"))
     } catch {
       problems += error.diagnostics
       return nil

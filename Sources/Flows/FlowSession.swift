@@ -22,6 +22,10 @@ public struct RunOptions: Sendable {
   /// Keep the frames the flow saw in an MJPEG AVI (with a timestamps sidecar).
   public var recordPath: String?
   public var recordPolicy = RecordPolicy.always
+  /// Called after the flow loads and before the input opens, with the
+  /// features the run needs (``FlowSession/requiredFeatures(flowNeeds:estimators:recording:)``);
+  /// it throws to stop the run (a license that does not hold). Nil: no check.
+  public var licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?
 
   public init(flow: FlowOptions, input: InputSpec) {
     self.flow = flow
@@ -142,6 +146,30 @@ public enum FlowSession {
       return outcome
     }
 
+    let isTrace: Bool
+    if case .file(let path) = options.input, InputSpec.isTrace(path) { isTrace = true } else { isTrace = false }
+    let available = isTrace ? [] : availableEstimators(flow.home, logger: logger)
+    if let licenseCheck = options.licenseCheck {
+      let features = requiredFeatures(
+        flowNeeds: flow.declaredNeeds, estimators: isTrace ? [] : chosenEstimators(available, wanted: flow.needs),
+        recording: options.recordPath != nil)
+      do {
+        try licenseCheck(features)
+      } catch {
+        sinks.emit(
+          Event(
+            type: "result", t: 0, frame: 0,
+            fields: engineResult(
+              reason: "license_error", code: -3, message: "the license does not allow this run", error: error)))
+        try? traceWriter?.finish()
+        var outcome = RunOutcome(
+          status: error.status, result: nil, flowName: flow.description.name, problems: error.diagnostics,
+          detail: nil, eventsToStandardOutput: eventsToStandardOutput)
+        finishSinks(&outcome)
+        return outcome
+      }
+    }
+
     let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
     if let statusLine { runner.onFrame = { statusLine.tick(t: $0) } }
     var problems: [Diagnostic] = []
@@ -149,7 +177,8 @@ public enum FlowSession {
     var input: (any MeasurementInput)?
     var recordingFailed = false
     do {
-      let opened = try openInput(options, flow: flow, schema: schema, logger: logger, openFrames: openFrames)
+      let opened = try openInput(
+        options, flow: flow, schema: schema, available: available, logger: logger, openFrames: openFrames)
       input = opened
       runner.sessionExtras["input"] = .object(opened.description)
       runner.resultExtras = { resultCounters(opened) }
@@ -245,14 +274,14 @@ extension FlowSession {
   /// Opens the trace, recording or camera, and for frames the estimators
   /// the flow's steps read (built in, and plugins from plugins/).
   static func openInput(
-    _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, logger: Logger, openFrames: SourceOpener
+    _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, available: [any Estimator], logger: Logger,
+    openFrames: SourceOpener
   ) throws(WorkbenchError) -> any MeasurementInput {
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
       return try TraceInput(path: path, schema: schema)
     }
     let (source, live) = try openFrames(options.input, options.recordingFPS)
     do {
-      let available = availableEstimators(flow.home, logger: logger)
       let graph = try EstimatorGraph(available: available, wanted: flow.needs)
       let pipeline = try FramePipeline(graph: graph, schema: schema)
       let deferred = options.recordPolicy == .failed || options.recordPolicy == .passed
@@ -291,6 +320,37 @@ extension FlowSession {
       if case .skipped = report.outcome { logger.warning("plugin \(report)") }
     }
     return BuiltinEstimators.all() + plugins
+  }
+
+  /// The license features a run needs: `card` and `face` when the flow
+  /// reads those measurements or runs their estimators, `plugins` when a
+  /// plugin's estimator runs, `record` when it keeps frames. Sorted.
+  public static func requiredFeatures(flowNeeds: [String], estimators: [any Estimator], recording: Bool)
+    -> [String]
+  {
+    var features = Set<String>()
+    func group(_ path: String) -> String? {
+      let head = path.split(separator: ".", maxSplits: 1).first.map(String.init) ?? path
+      return head == "card" || head == "face" ? head : nil
+    }
+    for path in flowNeeds {
+      if let feature = group(path) { features.insert(feature) }
+    }
+    for estimator in estimators {
+      let descriptor = estimator.descriptor
+      if descriptor.origin != "built-in" { features.insert("plugins") }
+      for path in descriptor.provides {
+        if let feature = group(path) { features.insert(feature) }
+      }
+    }
+    if recording { features.insert("record") }
+    return features.sorted()
+  }
+
+  /// The estimators a run with these wanted measurements would run; empty
+  /// when they cannot be arranged (opening the input reports why).
+  static func chosenEstimators(_ available: [any Estimator], wanted: [String]?) -> [any Estimator] {
+    (try? EstimatorGraph(available: available, wanted: wanted))?.ordered ?? []
   }
 
   /// Two outputs, or an output and the input, on one path would destroy

@@ -127,15 +127,28 @@ struct LicenseShowCommand: ParsableCommand {
     commandName: "show",
     abstract: "Print what a license grants, until when, and whether it holds on this machine.",
     discussion: """
+      Without --license, shows the license that `run` checks: Filename of license.conf \
+      (--config, else configs/license.conf), for its ProductID and EID, checked with the \
+      public key beside it (license-public.key.json) unless --public-key names one. \
       Exits 0 when the license verifies on this machine (and is for --product and grants \
       every --feature, when given), 3 otherwise, with every reason on standard error.
       """)
 
-  @Option(name: .long, help: ArgumentHelp("The license file.", valueName: "file"))
-  var license: String = LicenseConfig.defaultFilename
+  @Option(name: .long, help: ArgumentHelp("The license file (default: Filename of license.conf).", valueName: "file"))
+  var license: String?
 
-  @Option(name: .long, help: ArgumentHelp("The public key that checks the license.", valueName: "file"))
-  var publicKey: String
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "license.conf (XML) or vllicense.plist (default: configs/license.conf).", valueName: "file"))
+  var config: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The public key that checks the license (default: license-public.key.json beside license.conf).",
+      valueName: "file"))
+  var publicKey: String?
 
   @Option(name: .long, help: ArgumentHelp("Also check that the license is for this product.", valueName: "id"))
   var product: String?
@@ -146,15 +159,45 @@ struct LicenseShowCommand: ParsableCommand {
   var features: [String] = []
 
   func run() throws {
+    var licensePath = license
+    var product = product
+    var eid: String?
+    let keyPath: String
+    do throws(WorkbenchError) {
+      if license == nil || config != nil {
+        let gate = LicenseGate.locate(
+          configOption: config, publicKeyOption: publicKey, folders: [try bundledConfigsFolder()])
+        let loaded = try LicenseConfigLoader.load(path: gate.configPath)
+        licensePath = licensePath ?? loaded.licensePath
+        product = product ?? loaded.productID
+        eid = loaded.eid
+        keyPath = gate.publicKeyPath
+      } else if let publicKey {
+        keyPath = publicKey
+      } else {
+        keyPath =
+          LicenseGate.locate(
+            configOption: nil, publicKeyOption: nil, folders: [try bundledConfigsFolder()]
+          ).publicKeyPath
+      }
+    } catch {
+      throw fail(error)
+    }
     let key: LicensePublicKey
-    do { key = try LicensePublicKey.read(path: publicKey) } catch { throw fail(error) }
+    do { key = try LicensePublicKey.read(path: keyPath) } catch { throw fail(error) }
     let fingerprint = MachineFingerprint.current()
     let now = Date()
     let inspection = LicenseVerifier(publicKeys: [key]).inspect(
-      path: license, product: product, fingerprint: fingerprint, now: now, requiredFeatures: features)
+      path: licensePath ?? LicenseConfig.defaultFilename, product: product, eid: eid, fingerprint: fingerprint,
+      now: now, requiredFeatures: features)
     standardOutput(LicenseReport.render(inspection, fingerprint: fingerprint, now: now))
     if let error = inspection.error { throw fail(error) }
   }
+}
+
+/// configs/ of the workbench folder, as it is shown.
+private func bundledConfigsFolder() throws(WorkbenchError) -> String {
+  WorkbenchHome.display(try WorkbenchHome.locate().configs)
 }
 
 struct LicenseCheckConfigCommand: ParsableCommand {
@@ -214,8 +257,12 @@ struct LicenseActivateCommand: ParsableCommand {
       "license.conf (XML) or vllicense.plist (default: configs/license.conf).", valueName: "file"))
   var config: String?
 
-  @Option(name: .long, help: ArgumentHelp("The public key that checks the license.", valueName: "file"))
-  var publicKey: String
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The public key that checks the license (default: license-public.key.json beside the configuration).",
+      valueName: "file"))
+  var publicKey: String?
 
   @Flag(name: .long, help: "Ask the server even when the license file already holds a valid license.")
   var force = false
@@ -225,7 +272,7 @@ struct LicenseActivateCommand: ParsableCommand {
     do throws(WorkbenchError) {
       let path: String
       if let config { path = config } else { path = try defaultLicenseConfigPath() }
-      let key = try LicensePublicKey.read(path: publicKey)
+      let key = try LicensePublicKey.read(path: publicKey ?? LicenseGate.defaultPublicKeyPath(besides: path))
       activator = LicenseActivator(
         config: try LicenseConfigLoader.load(path: path), verifier: LicenseVerifier(publicKeys: [key]),
         fingerprint: MachineFingerprint.current())

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Diagnostics
 import Flows
+import Licensing
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -30,6 +31,7 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
   var frames: Int?
 
+  @OptionGroup var license: LicenseOptions
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
@@ -40,6 +42,10 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     do { _ = try logging.bootstrap() } catch { throw fail(error) }
+    // Checked before the camera opens: recording is a licensed feature.
+    do { _ = try license.gate(settingsDirectory: nil).check(features: [LicenseFeature.record]) } catch {
+      throw fail(error)
+    }
     var options = RecordSession.Options(input: frameSource.spec(input: input), outputPath: out)
     options.recordingFPS = frameSource.recordingFPS
     options.maximumFrames = frames

@@ -3,6 +3,7 @@ import Capture
 import Diagnostics
 import Flows
 import Foundation
+import Licensing
 import Logging
 
 struct RunCommand: ParsableCommand {
@@ -68,6 +69,7 @@ struct RunCommand: ParsableCommand {
   var quiet = false
 
   @OptionGroup var settings: FlowSettingsOptions
+  @OptionGroup var license: LicenseOptions
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
@@ -91,6 +93,12 @@ struct RunCommand: ParsableCommand {
     options.traceOutPath = traceOut
     options.showStatusLine = !quiet
     options.realtime = realtime
+    let gate = license.gate(settingsDirectory: settings.settingsDirectory)
+    options.licenseCheck = { features throws(WorkbenchError) in
+      let granted = try gate.check(features: features)
+      logger.debug(
+        "license \(granted.id) for \(granted.eid) holds; the run needs [\(features.joined(separator: ", "))]")
+    }
 
     let outcome = FlowSession.run(options, logger: logger)
     if !outcome.problems.isEmpty {

@@ -47,8 +47,16 @@ struct FlowSettingsOptions: ParsableArguments {
     help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
   var lang: String?
 
+  @Option(
+    name: .customLong("settings-dir"),
+    help: ArgumentHelp(
+      "A folder whose settings.json, messages/*.json and license.conf replace the bundled ones of configs/ (each complete).",
+      valueName: "folder"))
+  var settingsDirectory: String?
+
   func flowOptions(path: String) -> FlowOptions {
     var options = FlowOptions(flowPath: path)
+    options.settingsDirectory = settingsDirectory
     options.configFiles = config
     options.assignments = assignments
     options.language = lang

@@ -76,10 +76,26 @@ import Testing
     #expect(shown.status == 0, "\(shown)")
     #expect(shown.stdout.hasSuffix("verifies      yes, on this machine\n"), "\(shown)")
 
+    // The stored license lets a flow run; run reads it and never asks the server.
+    let runFlow = [
+      "run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--quiet",
+      "--license-config", config, "--license-key", publicKey,
+    ]
+    let ran = try workbench(runFlow, folder: folder)
+    #expect(ran.status == 0, "\(ran)")
+
     // Another product than the license is for.
     let foreign = try workbench(show + ["--product", "kiosk"], folder: folder)
     #expect(foreign.status == 3, "\(foreign)")
     #expect(foreign.stderr.contains("the license is for product 'workbench', not 'kiosk'"), "\(foreign)")
+    let kioskConfig = try folder.write(
+      "kiosk.conf",
+      try #require(fileText(config)).replacingOccurrences(of: "text=\"workbench\"", with: "text=\"kiosk\""))
+    let foreignRun = try workbench(
+      ["run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--quiet"]
+        + ["--license-config", kioskConfig, "--license-key", publicKey], folder: folder)
+    #expect(foreignRun.status == 3, "\(foreignRun)")
+    #expect(foreignRun.stderr.contains("the license is for product 'workbench', not 'kiosk'"), "\(foreignRun)")
 
     // One changed byte.
     let path = folder.file("license.dat")
@@ -91,6 +107,9 @@ import Testing
     let changed = try workbench(show, folder: folder)
     #expect(changed.status == 3, "\(changed)")
     #expect(changed.stderr.contains("the license's signature does not verify"), "\(changed)")
+    let changedRun = try workbench(runFlow, folder: folder)
+    #expect(changedRun.status == 3, "\(changedRun)")
+    #expect(changedRun.stderr.contains("the license's signature does not verify"), "\(changedRun)")
 
     // Expired: issued through the API with a past date, by the server's key.
     let key = try LicensePrivateKey.read(path: folder.file("keys/private.key.json"))
@@ -101,6 +120,9 @@ import Testing
     let old = try workbench(show, folder: folder)
     #expect(old.status == 3, "\(old)")
     #expect(old.stderr.contains("the license expired on"), "\(old)")
+    let expiredRun = try workbench(runFlow, folder: folder)
+    #expect(expiredRun.status == 3, "\(expiredRun)")
+    #expect(expiredRun.stderr.contains("the license expired on"), "\(expiredRun)")
 
     // Activation replaces a license that does not hold, in the same slot.
     let renewed = try workbench(activate, folder: folder)
@@ -124,6 +146,9 @@ import Testing
     #expect(
       unreachable.stderr.contains("cannot reach the activation server http://127.0.0.1:\(port): connection refused"),
       "\(unreachable)")
+    // The server is gone, and the stored license still lets flows run.
+    let offline = try workbench(runFlow, folder: folder)
+    #expect(offline.status == 0, "\(offline)")
   }
 
   @Test func serveRefusesAServerWithoutEIDsAndActivateNamesARefusal() throws {

@@ -58,9 +58,11 @@ final class Launched {
   private let stderrPath: String
 
   /// `throughPath` starts it as a shell would: by name, found on PATH.
+  /// `environment` adds to or (with nil) removes from the test runner's
+  /// environment; runs check the process-wide ``TestLicense`` unless it says otherwise.
   init(
     _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked,
-    workingDirectory: String = packageRoot, throughPath: Bool = false
+    workingDirectory: String = packageRoot, throughPath: Bool = false, environment overrides: [String: String?] = [:]
   ) throws {
     let binary = try #require(workbenchBinary, "the workbench binary was not found; run swift build --build-tests")
     let id = UUID().uuidString
@@ -80,6 +82,9 @@ final class Launched {
     }
     process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
     environment.removeValue(forKey: "WORKBENCH_HOME")
+    environment.removeValue(forKey: "WORKBENCH_LICENSE_PUBLIC_KEY")
+    environment["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
+    for (name, value) in overrides { environment[name] = value }
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
@@ -118,10 +123,11 @@ final class Launched {
 }
 
 /// Runs `workbench` with `arguments` in the package root and waits for it.
-func workbench(_ arguments: [String], folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) throws
-  -> Outcome
-{
-  try Launched(arguments, folder: folder).wait(sourceLocation: sourceLocation)
+func workbench(
+  _ arguments: [String], folder: TemporaryFolder, environment: [String: String?] = [:],
+  sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Outcome {
+  try Launched(arguments, folder: folder, environment: environment).wait(sourceLocation: sourceLocation)
 }
 
 func fileText(_ path: String) -> String? {
