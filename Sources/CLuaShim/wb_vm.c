@@ -262,8 +262,9 @@ static void push_native_module(lua_State *L) {
   } natives[] = {
       {"log", WB_NATIVE_LOG},       {"hint", WB_NATIVE_HINT}, {"status", WB_NATIVE_STATUS},
       {"settings", WB_NATIVE_SETTINGS}, {"text", WB_NATIVE_TEXT}, {"event", WB_NATIVE_EVENT},
+      {"capture", WB_NATIVE_CAPTURE},   {"intermediate", WB_NATIVE_INTERMEDIATE},
   };
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 9);
   for (size_t i = 0; i < sizeof natives / sizeof natives[0]; i++) {
     lua_pushinteger(L, natives[i].id);
     lua_pushcclosure(L, native_function, 1);

@@ -17,6 +17,12 @@ final class FlowHost: ScriptHost {
   var sink: (any EventSink)?
   var currentT: Double = 0
   var currentFrame: Int64 = 0
+  /// Keeps the images of the frame being processed under a capture name
+  /// and says where; nil, or a nil answer, when the run keeps no images
+  /// (a trace has none; frames are kept only with --artifacts).
+  var capturer: ((String) -> JSONObject?)?
+  /// The run's captures in order: name → { t, frame, images }.
+  private(set) var captures = JSONObject()
   /// Keys asked for that no catalog has; each is logged once.
   private var warnedKeys: Set<String> = []
   private var language: String
@@ -91,6 +97,34 @@ final class FlowHost: ScriptHost {
       emit("flow." + kind, fields)
       return nil
 
+    case .capture:
+      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
+        throw HostCallFailure(
+          "capture(name): the name must be 1 to 64 letters, digits, '_' or '-', such as \"first\"")
+      }
+      let images = capturer?(name)
+      let imagesValue = images.map { JSONValue.object($0) } ?? .null
+      emit("capture", JSONObject([("name", .string(name)), ("images", imagesValue)]))
+      captures[name] = .object(
+        JSONObject([("t", .number(currentT)), ("frame", .integer(currentFrame)), ("images", imagesValue)]))
+      return images.map { LuaLiteral.encode(.object($0)) }
+
+    case .intermediate:
+      guard let reason = arguments.first?.stringValue, FlowHost.isSlug(reason) else {
+        throw HostCallFailure("intermediate(reason, code, fields): the reason must be a slug such as \"first\"")
+      }
+      guard arguments.count > 1, let code = arguments[1].integerValue, code >= 0 else {
+        throw HostCallFailure("intermediate(reason, code, fields): the code must be a whole number of at least 0")
+      }
+      var fields = JSONObject([
+        ("code", .integer(code)), ("reason", .string(reason)), ("message", .string(resultMessage(reason))),
+      ])
+      if let extra = try parametersArgument(arguments, at: 2, of: "intermediate") {
+        for (key, value) in extra where fields[key] == nil { fields[key] = value }
+      }
+      emit("intermediate", fields)
+      return nil
+
     case .text:
       guard let key = arguments.first?.stringValue else {
         throw HostCallFailure("text(key, params): the key must be a message key string")
@@ -103,6 +137,21 @@ final class FlowHost: ScriptHost {
       try applySettings(request)
       return LuaLiteral.encode(settings.nested)
     }
+  }
+
+  /// The text of `result.<reason>`, else the reason in words.
+  func resultMessage(_ reason: String) -> String {
+    catalogs.text(for: "result." + reason, language: language, fallback: fallback)?.text
+      ?? reason.replacingOccurrences(of: "_", with: " ")
+  }
+
+  static func isSlug(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 64
+      && text.utf8.allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+          || byte == UInt8(ascii: "-")
+      }
   }
 
   private func parametersArgument(_ arguments: [JSONValue], at index: Int, of function: String)

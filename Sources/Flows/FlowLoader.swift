@@ -38,6 +38,8 @@ public struct FlowDescription: Sendable {
   public var codes: [String: Int64]
   public var messages: [String]
   public var hasOnFinish: Bool
+  /// What the flow's watchers (wb.alert, wb.guard) read.
+  public var watchNeeds: [String]
 
   init(_ json: JSONValue) {
     name = json["name"]?.stringValue ?? "flow"
@@ -58,6 +60,7 @@ public struct FlowDescription: Sendable {
     self.codes = codes
     messages = json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
+    watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
   }
 
   /// Every message key the flow declares it may show.
@@ -93,7 +96,7 @@ public final class LoadedFlow {
 
   /// Every measurement some step says it reads, also when other steps do
   /// not say (then ``needs`` is nil).
-  public var declaredNeeds: [String] { description.steps.flatMap(\.needs) }
+  public var declaredNeeds: [String] { description.steps.flatMap(\.needs) + description.watchNeeds }
 
   init(
     options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,

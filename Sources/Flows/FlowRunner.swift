@@ -357,6 +357,7 @@ public final class FlowRunner {
     fields["frames"] = .integer(framesSeen)
     fields["duration"] = .number(rounded(lastT - (startT ?? lastT)))
     for (key, value) in resultExtras() { fields[key] = value }
+    if !flow.host.captures.isEmpty { fields["captures"] = .object(flow.host.captures) }
     emit("result", fields)
   }
 

@@ -25,6 +25,8 @@ public enum NativeFunction: Int32, Sendable {
   case settings = 4
   case text = 5
   case event = 6
+  case capture = 7
+  case intermediate = 8
 }
 
 /// A failure the host reports back to the script; it becomes a Lua error at

@@ -83,7 +83,7 @@ end
 local flow_fields = {
   name = "string", steps = "table", time_limit = "number", step_timeout = "number",
   delay = "number", random = "table", seed = "number", codes = "table",
-  messages = "table", on_finish = "function", description = "string",
+  messages = "table", on_finish = "function", description = "string", watch = "table",
 }
 
 local function known_fields(fields)
@@ -147,6 +147,16 @@ function wb.flow(spec)
       end
     end
   end
+  local watch = {}
+  if type(spec.watch) == "table" then
+    for index, watcher in ipairs(spec.watch) do
+      if type(watcher) ~= "table" or type(watcher.update) ~= "function" then
+        problems.add(where .. "wb.flow: watch[" .. index .. "] is not a watcher; build it with wb.alert or wb.guard")
+      else
+        watch[#watch + 1] = watcher
+      end
+    end
+  end
   problems.raise(2)
   if next(values) ~= nil then native.settings({ declare = {}, values = values }) end
 
@@ -158,6 +168,7 @@ function wb.flow(spec)
     codes = spec.codes or {},
     messages = spec.messages or {},
     on_finish = spec.on_finish,
+    watch = watch,
   }
 end
 
@@ -167,5 +178,7 @@ wb.threshold = steps.threshold
 wb.range = steps.range
 wb.sequence = steps.sequence
 wb.field = steps.field
+wb.alert = steps.alert
+wb.guard = steps.guard
 
 return wb

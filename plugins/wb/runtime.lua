@@ -26,6 +26,9 @@ end
 local function make_context()
   local ctx = { started_at = 0, elapsed = 0 }
   local last_hint, last_params
+  -- The hint under the alerts: shown again when the last alert clears.
+  local base_hint, base_params
+  local raised = {}
 
   local function strip(self, ...)
     if self == ctx then return ... end
@@ -45,6 +48,37 @@ local function make_context()
     last_hint, last_params = nil, nil
   end
 
+  -- A watcher's condition started: its status and hint (wb.alert, wb.guard).
+  function ctx.raise_alert(...)
+    local watcher = strip(...)
+    if #raised == 0 then base_hint, base_params = last_hint, last_params end
+    raised[#raised + 1] = watcher
+    if watcher.status then native.status(watcher.status) end
+    if watcher.hint then ctx.hint(watcher.hint, watcher.hint_params) end
+  end
+
+  -- A watcher's condition ended: its clear status, and the hint of the
+  -- alert still raised before it, or the hint from before the alerts.
+  function ctx.clear_alert(...)
+    local watcher = strip(...)
+    for i = #raised, 1, -1 do
+      if raised[i] == watcher then table.remove(raised, i) end
+    end
+    if watcher.clear_status then native.status(watcher.clear_status) end
+    local top = raised[#raised]
+    if top and top.hint then
+      ctx.hint(top.hint, top.hint_params)
+    elseif #raised == 0 and base_hint then
+      ctx.hint(base_hint, base_params)
+    end
+  end
+
+  -- A step shows its own hint: that is the one under the alerts now.
+  function ctx.step_hint(key, params)
+    base_hint, base_params = key, params
+    if #raised == 0 then ctx.hint(key, params) end
+  end
+
   -- Emits a status event: ctx.status("ORTH") or ctx.status("FAR", { ratio = 0.1 }).
   function ctx.status(...)
     local name, fields = strip(...)
@@ -55,6 +89,20 @@ local function make_context()
   function ctx.event(...)
     local kind, fields = strip(...)
     native.event(kind, fields)
+  end
+
+  -- Keeps the images of this frame under a name (with --artifacts) and
+  -- emits a `capture` event; returns { frame = path, ... } or nil.
+  function ctx.capture(...)
+    local name = strip(...)
+    return native.capture(name)
+  end
+
+  -- Emits an intermediate result: the flow goes on (an HKID card's first
+  -- motion is result 1, "first"). ctx.intermediate("first", 1, { images = ... })
+  function ctx.intermediate(...)
+    local reason, code, fields = strip(...)
+    native.intermediate(reason, code, fields)
   end
 
   function ctx.text(...)
@@ -76,6 +124,12 @@ function runtime.prepare(flow)
     flow = require("wb").flow(flow)
   end
   local ctx = make_context()
+  local watch = flow.watch or {}
+  local watch_needs, watch_hints = {}, {}
+  for _, watcher in ipairs(watch) do
+    for _, field in ipairs(watcher.needs or {}) do watch_needs[#watch_needs + 1] = field end
+    for _, key in ipairs(watcher.hints or {}) do watch_hints[#watch_hints + 1] = key end
+  end
   local description = {
     name = flow.name,
     description = flow.description,
@@ -83,23 +137,43 @@ function runtime.prepare(flow)
     codes = flow.codes or {},
     messages = copy_list(flow.messages),
     has_on_finish = type(flow.on_finish) == "function",
+    watch_needs = watch_needs,
   }
   for index, step in ipairs(flow.steps) do
-    local user_start = step.start
+    local user_start, user_update, passed = step.start, step.update, step.passed
     -- Showing the step's hint when it starts is the runtime's job.
     -- The step's own hint first: what its start shows (a sequence's first
     -- sub-step) is more specific and comes after.
     step.start = function(self, context)
       context.clear_hint()
-      if self.hint then context.hint(self.hint, self.hint_params) end
+      context.flow_started_at = context.flow_started_at or context.started_at
+      if self.hint then context.step_hint(self.hint, self.hint_params) end
       if user_start then user_start(self, context) end
     end
+    -- The flow's watchers see every frame a step sees, before the step.
+    if #watch > 0 or passed then
+      step.update = function(self, m, context)
+        for _, watcher in ipairs(watch) do
+          local ok, reason, code = watcher.update(watcher, m, context)
+          if ok == false then return false, reason, code end
+        end
+        local ok, reason, code = user_update(self, m, context)
+        if ok == true and passed then passed(self, m, context) end
+        return ok, reason, code
+      end
+    end
+    local needs, hints = copy_list(step.needs), copy_list(step.hints)
+    -- A step that does not say what it reads keeps saying nothing (every estimator runs).
+    if #needs > 0 then
+      for _, field in ipairs(watch_needs) do needs[#needs + 1] = field end
+    end
+    for _, key in ipairs(watch_hints) do hints[#hints + 1] = key end
     description.steps[index] = {
       name = step.name,
       timeout = step.timeout,
       hint = step.hint,
-      hints = copy_list(step.hints),
-      needs = copy_list(step.needs),
+      hints = hints,
+      needs = needs,
       fail_code = step.fail_code,
     }
   end

@@ -56,7 +56,7 @@ end
 local common_fields = {
   name = "string", timeout = "number", hint = "string", hint_params = "table",
   needs = "table", hints = "table", start = "function", update = "function",
-  fail_code = "number", within_ms = "number",
+  fail_code = "number", within_ms = "number", passed = "function",
 }
 
 -- Checks a step spec against the fields it may have, collecting problems.
@@ -143,7 +143,12 @@ function steps.threshold(spec)
     within_ms = spec.within_ms, field = spec.field, above = spec.above, below = spec.below,
   }
   local armed = not must_cross
-  function step.start() armed = not must_cross end
+  local user_start = spec.start
+  step.passed = spec.passed
+  function step.start(self, ctx)
+    armed = not must_cross
+    if user_start then user_start(self, ctx) end
+  end
   function step.update(_, m)
     local value = get(m)
     if value == nil then return nil end
@@ -180,7 +185,12 @@ function steps.range(spec)
     within_ms = spec.within_ms, field = spec.field, min = spec.min, max = spec.max, hold_ms = spec.hold_ms,
   }
   local entered_at
-  function step.start() entered_at = nil end
+  local user_start = spec.start
+  step.passed = spec.passed
+  function step.start(self, ctx)
+    entered_at = nil
+    if user_start then user_start(self, ctx) end
+  end
   function step.update(_, m)
     local value = get(m)
     if value == nil or value < min or value > max then
@@ -242,8 +252,11 @@ function steps.sequence(spec)
     start_part(1, ctx)
   end
 
+  local user_start = spec.start
+  step.passed = spec.passed
   function step.start(self, ctx)
     self.resets = 0
+    if user_start then user_start(self, ctx) end
     restart(self, ctx)
   end
 
@@ -269,6 +282,114 @@ function steps.sequence(spec)
     end
   end
   return step
+end
+
+-- A condition of the frame for watchers: `when = function(m, ctx)`
+-- returning true while it holds, or `field` with `above` / `below`
+-- (a missing value does not hold).
+local function condition(kind, spec, where)
+  if spec.when ~= nil and spec.field ~= nil then
+    problems.add(where .. kind .. ": give when = function(m, ctx) ... end or field = \"group.name\", not both")
+  end
+  if spec.when ~= nil then return spec.when, spec.needs or {} end
+  if type(spec.field) ~= "string" then
+    problems.add(where .. kind .. ": give when = function(m, ctx) ... end or field = \"group.name\" with above or below")
+    return function() return false end, {}
+  end
+  if (spec.above == nil) == (spec.below == nil) then
+    problems.add(where .. kind .. ": with field, give exactly one of above = value or below = value")
+  end
+  local get = steps.field(spec.field)
+  local above, below = spec.above, spec.below
+  return function(m)
+    local value = get(m)
+    if value == nil then return false end
+    if above ~= nil then return value > above end
+    return value < below
+  end, spec.needs or { spec.field }
+end
+
+-- alert: a condition that may come and go while the steps run; the flow
+-- goes on. When it has held for `for_ms` (default 0) the alert is raised:
+-- status `status` and hint `hint`. When it no longer holds, status
+-- `clear_status` (default "VALID") and the hint that was on screen before
+-- the first alert come back. Listed in the flow's `watch`.
+--   wb.alert { status = "FAR", field = "card.width_ratio", below = 0.3,
+--              hint = "idcard_operation_title13" }
+function steps.alert(spec)
+  local where = native.where(2)
+  check_fields("wb.alert", spec, {
+    status = "string", clear_status = "string", when = "function", field = "string",
+    above = "number", below = "number", for_ms = "number",
+  }, where)
+  if type(spec.status) ~= "string" then problems.add(where .. "wb.alert: an alert needs status = \"NAME\"") end
+  local holds, needs = condition("wb.alert", spec, where)
+  local hold = (spec.for_ms or 0) / 1000
+  local watcher = {
+    kind = "alert", name = spec.name or spec.status or "alert", status = spec.status,
+    clear_status = spec.clear_status or "VALID", hint = spec.hint, hint_params = spec.hint_params,
+    needs = needs, hints = collect_hints(spec), active = false,
+  }
+  local since
+  function watcher.update(self, m, ctx)
+    if holds(m, ctx) then
+      since = since or m.t
+      if not self.active and m.t - since >= hold then
+        self.active = true
+        ctx.raise_alert(self)
+      end
+    else
+      since = nil
+      if self.active then
+        self.active = false
+        ctx.clear_alert(self)
+      end
+    end
+  end
+  return watcher
+end
+
+-- guard: a condition that ends the flow when it has held for `for_ms`
+-- (default 0): the running step fails with `reason` and `code`. While it
+-- holds, before that, `hint` is shown. Listed in the flow's `watch`.
+--   wb.guard { reason = "lost", code = 3, for_ms = 1500,
+--              when = function(m) return not (m.card and m.card.found) end }
+function steps.guard(spec)
+  local where = native.where(2)
+  check_fields("wb.guard", spec, {
+    reason = "string", code = "number", when = "function", field = "string",
+    above = "number", below = "number", for_ms = "number",
+  }, where)
+  if type(spec.reason) ~= "string" then problems.add(where .. "wb.guard: a guard needs reason = \"slug\"") end
+  if spec.code ~= nil and (math.type(spec.code) ~= "integer" or spec.code < 0) then
+    problems.add(where .. "wb.guard: code must be a whole number of at least 0")
+  end
+  local holds, needs = condition("wb.guard", spec, where)
+  local hold = (spec.for_ms or 0) / 1000
+  local watcher = {
+    kind = "guard", name = spec.name or spec.reason or "guard", reason = spec.reason, code = spec.code,
+    hint = spec.hint, hint_params = spec.hint_params, needs = needs, hints = collect_hints(spec), active = false,
+  }
+  local since
+  function watcher.update(self, m, ctx)
+    if holds(m, ctx) then
+      if since == nil then
+        since = m.t
+        if self.hint then
+          self.active = true
+          ctx.raise_alert(self)
+        end
+      end
+      if m.t - since >= hold then return false, self.reason, self.code end
+    else
+      since = nil
+      if self.active then
+        self.active = false
+        ctx.clear_alert(self)
+      end
+    end
+  end
+  return watcher
 end
 
 -- Turns anything a flow lists as a step into a step table.

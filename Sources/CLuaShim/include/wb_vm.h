@@ -69,6 +69,8 @@ enum {
   WB_NATIVE_SETTINGS = 4,
   WB_NATIVE_TEXT = 5,
   WB_NATIVE_EVENT = 6,
+  WB_NATIVE_CAPTURE = 7,
+  WB_NATIVE_INTERMEDIATE = 8,
 };
 
 wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);

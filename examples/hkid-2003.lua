@@ -1,0 +1,9 @@
+-- The HKID 2003 card check: the card is held front-on, flipped up, brought back, then flipped down and brought back
+-- (statuses BEGIN, ORTH, RESET, LEFTDOWN, RESET, COMPLETE;
+-- results 0 success, 1 first, 2 exposure, 3 lost, 4 overtime). The steps,
+-- alerts and settings are in hkid.lua beside this file; docs/card.md has the
+-- measurements and their sign conventions.
+--
+--   workbench run examples/hkid-2003.lua --input examples/recordings/hkid-2003.avi
+--   workbench run examples/hkid-2003.lua --camera /dev/video0 --lang zh-HK
+return require("hkid").flow("2003")
