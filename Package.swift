@@ -74,17 +74,21 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Signed artifacts of a run (recording, captured images, timestamps) and their check.
+    .target(
+      name: "Integrity",
+      dependencies: ["Diagnostics", "JSONCore", "Licensing", .product(name: "Crypto", package: "swift-crypto")]),
     .target(
       name: "Flows",
       dependencies: [
         "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "Imaging", "Capture", "Estimators",
+        "Imaging", "Capture", "Estimators", "Integrity", "Licensing",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
+        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
         "LicenseActivation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

@@ -108,3 +108,14 @@ extension MeasurementSchema {
     return result
   }
 }
+
+/// An estimator that can hand out images of the frame it measured last,
+/// such as the rectified card or the portrait on it, for captures
+/// (`ctx.capture`) and signed artifacts.
+public protocol CaptureImageProvider: AnyObject {
+  /// The names of the images it may give ("card", "portrait").
+  var captureImageNames: [String] { get }
+  /// The image of that name for the frame estimated last, or nil when it
+  /// has none for that frame (no card found).
+  func captureImage(named name: String) -> ImageBuffer?
+}

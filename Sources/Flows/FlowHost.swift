@@ -106,7 +106,10 @@ final class FlowHost: ScriptHost {
       let imagesValue = images.map { JSONValue.object($0) } ?? .null
       emit("capture", JSONObject([("name", .string(name)), ("images", imagesValue)]))
       captures[name] = .object(
-        JSONObject([("t", .number(currentT)), ("frame", .integer(currentFrame)), ("images", imagesValue)]))
+        JSONObject([
+          ("t", .number((currentT * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(currentFrame)),
+          ("images", imagesValue),
+        ]))
       return images.map { LuaLiteral.encode(.object($0)) }
 
     case .intermediate:

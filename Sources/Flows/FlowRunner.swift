@@ -35,8 +35,9 @@ public final class FlowRunner {
   private let timeLimit: Double
   private let defaultStepTimeout: Double
   private let stepDelay: Double
-  private var startT: Double?
-  private var lastT: Double = 0
+  /// The `t` of the first frame, and of the last one processed.
+  public private(set) var startT: Double?
+  public private(set) var lastT: Double = 0
   private var lastFrame: Int64 = 0
   private var framesSeen: Int64 = 0
   private var stepsPassed = 0

@@ -2,7 +2,9 @@ import Capture
 import Diagnostics
 import Estimators
 import Foundation
+import Integrity
 import JSONCore
+import Licensing
 import Logging
 import Measurements
 import Reporting
@@ -26,6 +28,8 @@ public struct RunOptions: Sendable {
   /// features the run needs (``FlowSession/requiredFeatures(flowNeeds:estimators:recording:)``);
   /// it throws to stop the run (a license that does not hold). Nil: no check.
   public var licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?
+  /// The folder for captured images and the signature (`--artifacts`).
+  public var artifactsPath: String?
 
   public init(flow: FlowOptions, input: InputSpec) {
     self.flow = flow
@@ -79,6 +83,24 @@ public enum FlowSession {
     // once, and the events file still ends with a result.
     let schema = MeasurementSchema()
     var traceWriter: TraceWriter?
+    var artifacts: ArtifactFolder?
+    if let path = options.artifactsPath {
+      do {
+        artifacts = try ArtifactFolder(path: path)
+      } catch {
+        sinks.emit(
+          Event(
+            type: "result", t: 0, frame: 0,
+            fields: engineResult(
+              reason: "output_error", code: -2, message: "an output could not be written", error: error)))
+        try? traceWriter?.finish()
+        var outcome = RunOutcome(
+          status: .usage, result: nil, flowName: nil, problems: error.diagnostics, detail: nil,
+          eventsToStandardOutput: eventsToStandardOutput)
+        do { try sinks.finish() } catch { outcome.problems += error.diagnostics }
+        return outcome
+      }
+    }
     if let problem = recordProblem(options) {
       sinks.emit(
         Event(
@@ -176,10 +198,21 @@ public enum FlowSession {
 
     var input: (any MeasurementInput)?
     var recordingFailed = false
+    let captureProblems = DiagnosticBox()
     do {
       let opened = try openInput(
         options, flow: flow, schema: schema, available: available, logger: logger, openFrames: openFrames)
       input = opened
+      if let artifacts, let frames = opened as? FrameInput {
+        flow.host.capturer = { [captureProblems] name in
+          do throws(WorkbenchError) {
+            return try frames.capture(name, into: artifacts)
+          } catch {
+            captureProblems.diagnostics += error.diagnostics
+            return nil
+          }
+        }
+      }
       runner.sessionExtras["input"] = .object(opened.description)
       runner.resultExtras = { resultCounters(opened) }
       let pacer = options.realtime ? RealtimePacer() : nil
@@ -227,6 +260,18 @@ public enum FlowSession {
       }
     }
     input?.close()
+    if !captureProblems.diagnostics.isEmpty {
+      problems += captureProblems.diagnostics
+      recordingFailed = true
+    }
+    if let artifacts {
+      do {
+        try signArtifacts(artifacts, options: options, flow: flow, runner: runner, logger: logger)
+      } catch {
+        problems += error.diagnostics
+        recordingFailed = true
+      }
+    }
     if let scriptError = runner.lastScriptError {
       let source = (try? String(contentsOfFile: options.flow.flowPath, encoding: .utf8)) ?? ""
       problems += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
@@ -320,6 +365,34 @@ extension FlowSession {
       if case .skipped = report.outcome { logger.warning("plugin \(report)") }
     }
     return BuiltinEstimators.all() + plugins
+  }
+
+  /// Signs the artifacts, the recording and its timestamps with the key of
+  /// `integrity.signing_key`, when it names one.
+  static func signArtifacts(
+    _ artifacts: ArtifactFolder, options: RunOptions, flow: LoadedFlow, runner: FlowRunner, logger: Logger
+  ) throws(WorkbenchError) {
+    guard let keyPath = flow.settings.string("integrity.signing_key"), !keyPath.isEmpty else {
+      logger.debug("artifacts are not signed: the setting integrity.signing_key is empty")
+      return
+    }
+    let key = try LicensePrivateKey.read(path: keyPath)
+    var files = artifacts.files
+    if let record = options.recordPath, FileManager.default.fileExists(atPath: record) {
+      files.append(record)
+      let sidecar = TimestampsSidecar.path(forRecording: record, isFolder: false)
+      if FileManager.default.fileExists(atPath: sidecar) { files.append(sidecar) }
+    }
+    var timestamps: [(name: String, t: Double)] = [("start", runner.startT ?? 0)]
+    for (name, capture) in flow.host.captures {
+      if let t = capture["t"]?.doubleValue { timestamps.append((name, t)) }
+    }
+    timestamps.append(("stop", runner.lastT))
+    let result = runner.result
+    let path = try ArtifactSignature.sign(
+      files: files, folder: artifacts.path, flow: flow.description.name, resultCode: result?.code ?? -2,
+      resultReason: result?.reason ?? "unknown", timestamps: timestamps, key: key)
+    logger.info("signed \(files.count) files into \(path) (public key \(key.publicKey.id))")
   }
 
   /// The license features a run needs: `card` and `face` when the flow

@@ -139,6 +139,12 @@ final class FrameInput: MeasurementInput {
     do { try recorder.record(frame) } catch { recordingError = error }
   }
 
+  /// Keeps the images of the frame being processed in `folder` (ctx.capture).
+  func capture(_ name: String, into folder: ArtifactFolder) throws(WorkbenchError) -> JSONObject {
+    try folder.capture(
+      name, frame: lastCaptured, decoded: pipeline.lastDecoded, estimators: pipeline.estimators)
+  }
+
   /// Completes the recording, or deletes it when the policy says not to
   /// keep it for this outcome.
   func finishRecording(flowPassed: Bool) throws(CaptureError) {

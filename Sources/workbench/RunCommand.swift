@@ -62,6 +62,13 @@ struct RunCommand: ParsableCommand {
       valueName: "policy"))
   var recordPolicy: String = "always"
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "A folder for the images the flow captures (ctx.capture) and, with the setting integrity.signing_key, their signature.",
+      valueName: "folder"))
+  var artifacts: String?
+
   @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
   var realtime = false
 
@@ -93,6 +100,7 @@ struct RunCommand: ParsableCommand {
     options.traceOutPath = traceOut
     options.showStatusLine = !quiet
     options.realtime = realtime
+    options.artifactsPath = artifacts
     let gate = license.gate(settingsDirectory: settings.settingsDirectory)
     options.licenseCheck = { features throws(WorkbenchError) in
       let granted = try gate.check(features: features)

@@ -1,0 +1,212 @@
+import Crypto
+import Diagnostics
+import Foundation
+import JSONCore
+import Licensing
+
+/// A signature over a run's artifacts, as the HKID card SDK signs its
+/// recording and still images: the SHA-256 of every file, the run's
+/// timestamps (start, each capture, stop) and its result, signed with an
+/// Ed25519 key (the same key files as licenses, `workbench license keygen`).
+///
+/// `signature.json` is one line of JSON: `{"workbench_signature":1,
+/// "payload":"<base64>","signature":"<base64>","public_key":"<id>"}`; the
+/// payload is canonical JSON (sorted keys, no spaces). Files are named
+/// relative to the signature's folder, so the folder can be moved whole.
+public enum ArtifactSignature {
+  public static let fileName = "signature.json"
+  public static let formatVersion: Int64 = 1
+
+  /// What a signature covers.
+  public struct Manifest: Sendable, Equatable {
+    public var flow: String
+    public var resultCode: Int64
+    public var resultReason: String
+    /// Seconds on the input's clock: "start", one per capture, "stop".
+    public var timestamps: [(name: String, t: Double)]
+    /// Path (relative to the signature's folder) → SHA-256 in hex.
+    public var files: [(path: String, sha256: String)]
+
+    public init(
+      flow: String, resultCode: Int64, resultReason: String, timestamps: [(name: String, t: Double)],
+      files: [(path: String, sha256: String)]
+    ) {
+      self.flow = flow
+      self.resultCode = resultCode
+      self.resultReason = resultReason
+      self.timestamps = timestamps
+      self.files = files
+    }
+
+    public static func == (a: Manifest, b: Manifest) -> Bool {
+      a.flow == b.flow && a.resultCode == b.resultCode && a.resultReason == b.resultReason
+        && a.timestamps.map(\.name) == b.timestamps.map(\.name) && a.timestamps.map(\.t) == b.timestamps.map(\.t)
+        && a.files.map(\.path) == b.files.map(\.path) && a.files.map(\.sha256) == b.files.map(\.sha256)
+    }
+
+    /// Canonical JSON: keys sorted at every level, timestamps and files in order.
+    var payload: Data {
+      let object = JSONObject([
+        (
+          "files",
+          .array(files.map { .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256))])) })
+        ),
+        ("flow", .string(flow)),
+        ("result", .object(JSONObject([("code", .integer(resultCode)), ("reason", .string(resultReason))]))),
+        (
+          "timestamps",
+          .array(timestamps.map { .object(JSONObject([("name", .string($0.name)), ("t", .number($0.t))])) })
+        ),
+      ])
+      return Data(JSONValue.object(object).jsonText.utf8)
+    }
+
+    init?(payload: Data) {
+      guard let value = try? JSONParser.parse(bytes: Array(payload)), let object = value.objectValue,
+        let flow = object["flow"]?.stringValue, let code = object["result"]?["code"]?.integerValue,
+        let reason = object["result"]?["reason"]?.stringValue, let stamps = object["timestamps"]?.arrayValue,
+        let list = object["files"]?.arrayValue
+      else { return nil }
+      var timestamps: [(name: String, t: Double)] = []
+      for stamp in stamps {
+        guard let name = stamp["name"]?.stringValue, let t = stamp["t"]?.doubleValue else { return nil }
+        timestamps.append((name, t))
+      }
+      var files: [(path: String, sha256: String)] = []
+      for file in list {
+        guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue else { return nil }
+        files.append((path, sha))
+      }
+      self.init(flow: flow, resultCode: code, resultReason: reason, timestamps: timestamps, files: files)
+    }
+  }
+
+  /// Hashes `files`, signs them with the timestamps and the result, and
+  /// writes `signature.json` into `folder` (atomically). Returns its path.
+  @discardableResult
+  public static func sign(
+    files: [String], folder: String, flow: String, resultCode: Int64, resultReason: String,
+    timestamps: [(name: String, t: Double)], key: LicensePrivateKey
+  ) throws(WorkbenchError) -> String {
+    var entries: [(path: String, sha256: String)] = []
+    for file in files {
+      entries.append((relativePath(of: file, from: folder), try sha256(of: file)))
+    }
+    let manifest = Manifest(
+      flow: flow, resultCode: resultCode, resultReason: resultReason, timestamps: timestamps, files: entries)
+    let payload = manifest.payload
+    let document = JSONObject([
+      ("workbench_signature", .integer(formatVersion)), ("payload", .string(payload.base64EncodedString())),
+      ("signature", .string(key.signature(for: payload).base64EncodedString())),
+      ("public_key", .string(key.publicKey.id)),
+    ])
+    let path = (folder.hasSuffix("/") ? folder : folder + "/") + fileName
+    let temporary = path + ".\(getpid()).tmp"
+    do {
+      try Data((JSONValue.object(document).jsonText + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+      guard rename(temporary, path) == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+      }
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw WorkbenchError(
+        .usage, "cannot write the signature: \(error.localizedDescription)", at: SourceLocation(file: path),
+        help: "check the folder's permissions")
+    }
+    return path
+  }
+
+  /// What checking a signature found.
+  public struct Verification: Sendable {
+    public var manifest: Manifest?
+    /// Every reason it does not verify; empty when it does.
+    public var problems: [Diagnostic]
+    public var verifies: Bool { manifest != nil && problems.isEmpty }
+  }
+
+  /// Checks the signature in `path` (a signature.json, or the folder that
+  /// holds one) with `publicKey`, then every file's SHA-256. Nothing of the
+  /// payload is trusted before the signature verifies.
+  public static func verify(path: String, publicKey: LicensePublicKey) throws(WorkbenchError) -> Verification {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+    let file = exists && isDirectory.boolValue ? (path.hasSuffix("/") ? path : path + "/") + fileName : path
+    guard let data = FileManager.default.contents(atPath: file) else {
+      throw WorkbenchError(
+        .usage, "no signature here", at: SourceLocation(file: file),
+        help:
+          "give the --artifacts folder of a run that signed its artifacts (setting integrity.signing_key), or its \(fileName)"
+      )
+    }
+    let folder = (file as NSString).deletingLastPathComponent
+    guard let document = (try? JSONParser.parse(bytes: Array(data)))?.objectValue,
+      document["workbench_signature"]?.integerValue == formatVersion,
+      let payload = document["payload"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+      let signature = document["signature"]?.stringValue.flatMap({ Data(base64Encoded: $0) })
+    else {
+      return Verification(
+        manifest: nil,
+        problems: [
+          Diagnostic(
+            "not a workbench signature file (format \(formatVersion))", at: SourceLocation(file: file),
+            help: "it is the signature.json a run writes into its --artifacts folder")
+        ])
+    }
+    guard publicKey.isValidSignature(signature, for: payload) else {
+      return Verification(
+        manifest: nil,
+        problems: [
+          Diagnostic(
+            "the signature does not verify with public key \(publicKey.id): the signature file was changed, or it was signed with another key",
+            at: SourceLocation(file: file), help: "check that the public key belongs to the key that signed it")
+        ])
+    }
+    guard let manifest = Manifest(payload: payload) else {
+      return Verification(
+        manifest: nil,
+        problems: [Diagnostic("the signed payload cannot be read", at: SourceLocation(file: file))])
+    }
+    var problems: [Diagnostic] = []
+    for entry in manifest.files {
+      let full = entry.path.hasPrefix("/") ? entry.path : (folder.isEmpty ? "." : folder) + "/" + entry.path
+      guard FileManager.default.fileExists(atPath: full) else {
+        problems.append(
+          Diagnostic(
+            "missing: the signature covers this file", at: SourceLocation(file: full),
+            help: "put the file back where it was, next to the signature as it was signed"))
+        continue
+      }
+      guard let actual = try? sha256(of: full) else {
+        problems.append(Diagnostic("cannot be read", at: SourceLocation(file: full)))
+        continue
+      }
+      if actual != entry.sha256 {
+        problems.append(
+          Diagnostic(
+            "changed since it was signed (SHA-256 \(actual.prefix(16))…, signed \(entry.sha256.prefix(16))…)",
+            at: SourceLocation(file: full), help: "this file is not the one the run wrote"))
+      }
+    }
+    return Verification(manifest: manifest, problems: problems)
+  }
+
+  public static func sha256(of path: String) throws(WorkbenchError) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw WorkbenchError(.usage, "cannot read the file to sign it", at: SourceLocation(file: path))
+    }
+    defer { try? handle.close() }
+    var hasher = SHA256()
+    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+    return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// `path` relative to `folder` ("../session.avi" when it lies beside it).
+  static func relativePath(of path: String, from folder: String) -> String {
+    let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+    let base = URL(fileURLWithPath: folder).standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(target.count, base.count) && target[common] == base[common] { common += 1 }
+    let up = Array(repeating: "..", count: base.count - common)
+    return (up + target[common...]).joined(separator: "/")
+  }
+}
