@@ -181,4 +181,11 @@ wb.field = steps.field
 wb.alert = steps.alert
 wb.guard = steps.guard
 
+-- Face interactions and best shot (see wb/face.lua).
+local face = require "wb.face"
+wb.blink = face.blink
+wb.head_turn = face.head_turn
+wb.head_pitch = face.head_pitch
+wb.best_shot = face.best_shot
+
 return wb

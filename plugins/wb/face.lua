@@ -1,0 +1,386 @@
+-- Face interactions, as VisionLabs LUNA ID's Dynamic Liveness has them,
+-- and best-shot selection: steps over the face estimator's measurements
+-- (docs/face.md). `require "wb"` exposes them as wb.blink, wb.head_turn,
+-- wb.head_pitch and wb.best_shot.
+--
+-- Every interaction emits the statuses INTERACTION_STARTED when it starts,
+-- INTERACTION_SUCCESS or INTERACTION_FAILED when it ends, then
+-- INTERACTION_ENDED, each with { interaction = "<kind>" }. It keeps its own
+-- timeout (default 5 s): running out fails it with reason
+-- "interaction_timeout" and LUNA ID's code 1007.
+
+local native = require "wb.native"
+local problems = require "wb.problems"
+
+local face = {}
+
+local function check(kind, spec, allowed, where)
+  for key, value in pairs(spec) do
+    local expected = allowed[key]
+    if expected == nil then
+      local known = {}
+      for name in pairs(allowed) do known[#known + 1] = name end
+      table.sort(known)
+      problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. table.concat(known, ", ") .. ")")
+    elseif type(value) ~= expected then
+      problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
+    end
+  end
+end
+
+local common = {
+  name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",
+  start = "function", passed = "function",
+}
+
+local function fields(extra)
+  local all = {}
+  for k, v in pairs(common) do all[k] = v end
+  for k, v in pairs(extra) do all[k] = v end
+  return all
+end
+
+-- A list of the non-nil arguments.
+local function list(...)
+  local out = {}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if v ~= nil then out[#out + 1] = v end
+  end
+  return out
+end
+
+-- The hint for a frame without exactly one face, or nil.
+local function face_hint(m)
+  if m.face == nil or m.face.count == nil or m.face.count == 0 then return "face.not_found" end
+  if m.face.count > 1 then return "face.multiple" end
+end
+
+-- An interaction step around `detect(state, m, ctx)`, which returns true
+-- when the interaction succeeded.
+local function interaction(kind, spec, needs, hints, detect, reset)
+  local timeout = spec.timeout or 5
+  local step = {
+    name = spec.name or kind, hint = spec.hint, hint_params = spec.hint_params,
+    needs = needs, hints = hints, passed = spec.passed, interaction = kind,
+    -- The engine's timeout is a backstop: the interaction times out itself, with its code.
+    timeout = timeout + 1,
+  }
+  local started, state, showing_face_hint
+  local user_start = spec.start
+  function step.start(self, ctx)
+    started, showing_face_hint = nil, false
+    state = reset()
+    ctx.status("INTERACTION_STARTED", { interaction = kind })
+    if user_start then user_start(self, ctx) end
+  end
+  function step.update(self, m, ctx)
+    started = started or m.t
+    if m.t - started > timeout then
+      ctx.status("INTERACTION_FAILED", { interaction = kind, reason = "interaction_timeout" })
+      ctx.status("INTERACTION_ENDED", { interaction = kind })
+      return false, "interaction_timeout", 1007
+    end
+    local missing = face_hint(m)
+    if missing then
+      ctx.hint(missing)
+      showing_face_hint = true
+      return nil
+    elseif showing_face_hint then
+      showing_face_hint = false
+      if self.hint then ctx.hint(self.hint, self.hint_params) end
+    end
+    if detect(state, m, ctx) then
+      ctx.status("INTERACTION_SUCCESS", { interaction = kind })
+      ctx.status("INTERACTION_ENDED", { interaction = kind })
+      return true
+    end
+  end
+  return step
+end
+
+-- blink: the eyes close and open again, closed between min_ms and max_ms.
+-- Openness is the eye aspect ratio (face.ear_left / face.ear_right)
+-- measured against the person's own running baseline, so narrow eyes and
+-- glasses (a lower open ratio) work: closed below close_ratio × baseline,
+-- open again above open_ratio × baseline. States, as statuses:
+-- EYES_OPENED (baseline known, eyes open), EYES_CLOSED, EYES_OPENED_AGAIN.
+-- one_eye = true accepts either eye closing; otherwise both must.
+--   wb.blink { hint = "face.blink", min_ms = 50, max_ms = 600 }
+function face.blink(spec)
+  spec = spec or {}
+  local where = native.where(2)
+  check("wb.blink", spec, fields {
+    one_eye = "boolean", min_ms = "number", max_ms = "number", close_ratio = "number", open_ratio = "number",
+    baseline_frames = "number",
+  }, where)
+  local min_closed = (spec.min_ms or 40) / 1000
+  local max_closed = (spec.max_ms or 700) / 1000
+  local close_ratio = spec.close_ratio or 0.65
+  local open_ratio = spec.open_ratio or 0.85
+  local warmup = spec.baseline_frames or 5
+  if close_ratio >= open_ratio then
+    problems.add(where .. "wb.blink: close_ratio must be below open_ratio")
+  end
+  local hints = list(spec.hint, "face.not_found", "face.multiple")
+  for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
+
+  local function reset()
+    return { phase = "baseline", seen = 0, base = { 0, 0 }, closed_at = nil }
+  end
+
+  local function detect(state, m, ctx)
+    local ears = { m.face.ear_left, m.face.ear_right }
+    if ears[1] == nil or ears[2] == nil then return false end
+    if state.phase == "baseline" then
+      -- The baseline starts at the most open of the first frames.
+      for i = 1, 2 do state.base[i] = math.max(state.base[i], ears[i]) end
+      state.seen = state.seen + 1
+      if state.seen >= warmup then
+        state.phase = "open"
+        ctx.status("EYES_OPENED")
+      end
+      return false
+    end
+    local closed_count, open_count = 0, 0
+    for i = 1, 2 do
+      if ears[i] < close_ratio * state.base[i] then closed_count = closed_count + 1 end
+      if ears[i] > open_ratio * state.base[i] then open_count = open_count + 1 end
+    end
+    local closed = spec.one_eye and closed_count >= 1 or closed_count == 2
+    local reopened = open_count == 2
+    if state.phase == "open" then
+      if closed then
+        state.phase, state.closed_at = "closed", m.t
+        ctx.status("EYES_CLOSED")
+      elseif reopened then
+        -- Follow the open eyes slowly: light and distance change the ratio.
+        for i = 1, 2 do state.base[i] = state.base[i] + 0.05 * (ears[i] - state.base[i]) end
+      end
+    elseif state.phase == "closed" and reopened then
+      local duration = m.t - state.closed_at
+      if duration >= min_closed and duration <= max_closed then
+        ctx.status("EYES_OPENED_AGAIN", { closed_ms = math.floor(duration * 1000 + 0.5) })
+        return true
+      end
+      -- Too short to be a blink, or eyes held shut: not a blink; start over.
+      state.phase = "open"
+      ctx.status("EYES_OPENED", { rejected_closed_ms = math.floor(duration * 1000 + 0.5) })
+    end
+    return false
+  end
+
+  return interaction("blink", spec, { "face.count", "face.ear_left", "face.ear_right" }, hints, detect, reset)
+end
+
+-- A head movement about one axis: it must start near front-on (within
+-- start_angle) and reach end_angle in the asked direction.
+local function head_move(kind, field, sign, spec, default_start, default_end, where)
+  local start_angle = spec.start_angle or default_start
+  local end_angle = spec.end_angle or default_end
+  if start_angle >= end_angle then
+    problems.add(where .. "wb." .. kind .. ": start_angle must be below end_angle")
+  end
+  local hints = list(spec.hint, "face.not_found", "face.multiple", "face.look_straight")
+  for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
+  local function reset() return { armed = false } end
+  local function detect(state, m, ctx)
+    local angle = m.face[field]
+    if angle == nil then return false end
+    if not state.armed then
+      if math.abs(angle) <= start_angle then
+        state.armed = true
+      else
+        ctx.hint("face.look_straight")
+        state.asked_straight = true
+      end
+      return false
+    end
+    if state.asked_straight then
+      state.asked_straight = false
+      ctx.clear_hint()
+      if spec.hint then ctx.hint(spec.hint, spec.hint_params) end
+    end
+    return sign * angle >= end_angle
+  end
+  return interaction(kind, spec, { "face.count", "face." .. field }, hints, detect, reset)
+end
+
+-- head_turn: yaw to the person's "left" or "right" (face.yaw is positive
+-- when the person turns to their own left). LUNA ID's defaults: from within
+-- 10° of front-on to 30°.
+--   wb.head_turn { direction = "left", hint = "face.turn_left" }
+function face.head_turn(spec)
+  local where = native.where(2)
+  check("wb.head_turn", spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
+  if spec.direction ~= "left" and spec.direction ~= "right" then
+    problems.add(where .. "wb.head_turn: direction must be \"left\" or \"right\"")
+  end
+  return head_move("head_turn", "yaw", spec.direction == "right" and -1 or 1, spec, 10, 30, where)
+end
+
+-- head_pitch: look "up" or "down" (face.pitch is positive looking up).
+-- LUNA ID's defaults: from within 5° to 20°.
+--   wb.head_pitch { direction = "up", hint = "face.look_up" }
+function face.head_pitch(spec)
+  local where = native.where(2)
+  check("wb.head_pitch", spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
+  if spec.direction ~= "up" and spec.direction ~= "down" then
+    problems.add(where .. "wb.head_pitch: direction must be \"up\" or \"down\"")
+  end
+  return head_move("head_pitch", "pitch", spec.direction == "down" and -1 or 1, spec, 5, 20, where)
+end
+
+-- Best shot: LUNA ID's checks on every frame, with its codes.
+face.rejections = {
+  { code = 1005, reason = "no_face", hint = "face.not_found" },
+  { code = 1003, reason = "multiple_faces", hint = "face.multiple" },
+  { code = 1016, reason = "too_far", hint = "face.too_far" },
+  { code = 1017, reason = "overlaps_border", hint = "face.border" },
+  { code = 1002, reason = "head_turned", hint = "face.look_straight" },
+  { code = 1006, reason = "eyes_closed", hint = "face.open_eyes" },
+  { code = 1011, reason = "blurred", hint = "quality.blurry" },
+  { code = 1012, reason = "too_dark", hint = "quality.too_dark" },
+  { code = 1013, reason = "too_light", hint = "quality.too_bright" },
+  { code = 1014, reason = "uneven_light", hint = "quality.uneven_light" },
+  { code = 1015, reason = "specular", hint = "quality.glare" },
+  { code = 1001, reason = "bad_quality", hint = "quality.hold_still" },
+}
+local by_reason = {}
+for _, rejection in ipairs(face.rejections) do by_reason[rejection.reason] = rejection end
+
+-- The reasons (in the order of face.rejections) a frame is not a best shot.
+-- `o` holds the thresholds (see best_shot).
+function face.rejected(m, o)
+  local out = {}
+  local f = m.face
+  if f == nil or f.count == nil or f.count == 0 then return { "no_face" } end
+  if f.count > 1 and not o.accept_multiple then out[#out + 1] = "multiple_faces" end
+  local box = f.box
+  if box == nil or box.w == nil or math.min(box.w, box.h) < o.min_face_px then out[#out + 1] = "too_far" end
+  local width, height = m.image and m.image.width, m.image and m.image.height
+  if box and box.x and width and height then
+    local border = math.min(box.x, box.y, width - (box.x + box.w), height - (box.y + box.h))
+    if border < o.border_px then out[#out + 1] = "overlaps_border" end
+  end
+  if f.yaw == nil or math.abs(f.yaw) > o.max_yaw or math.abs(f.pitch or 0) > o.max_pitch
+    or math.abs(f.roll or 0) > o.max_roll then
+    out[#out + 1] = "head_turned"
+  end
+  if not o.accept_eyes_closed and ((f.blink_left or 0) > o.eyes_closed_above or (f.blink_right or 0) > o.eyes_closed_above) then
+    out[#out + 1] = "eyes_closed"
+  end
+  local q = f.quality or {}
+  local failing = 0
+  for _, check in ipairs {
+    { "blur", "blurred" }, { "darkness", "too_dark" }, { "lightness", "too_light" },
+    { "illumination", "uneven_light" }, { "specularity", "specular" },
+  } do
+    local value = q[check[1]]
+    if value ~= nil and value < o.quality[check[1]] then
+      out[#out + 1] = check[2]
+      failing = failing + 1
+    end
+  end
+  local score = face.quality_score(m)
+  if failing == 0 and score ~= nil and score < o.min_quality then out[#out + 1] = "bad_quality" end
+  return out
+end
+
+-- One number for comparing good frames: the mean of the face's quality
+-- scores (nil without them).
+function face.quality_score(m)
+  local q = m.face and m.face.quality
+  if q == nil then return nil end
+  local sum, n = 0, 0
+  for _, key in ipairs { "blur", "darkness", "lightness", "illumination", "specularity" } do
+    if q[key] ~= nil then sum, n = sum + q[key], n + 1 end
+  end
+  if n == 0 then return nil end
+  return sum / n
+end
+
+-- best_shot: waits (after start_delay seconds) until the frames pass every
+-- check for face_time seconds in a row, keeping the best of them: each
+-- better frame is captured as "best_shot" (with --artifacts: the frame and
+-- the face crop). Emits FRAME_REJECTED { codes = {...}, reasons = {...} }
+-- whenever the reasons change, with the hint of the first; BEST_SHOT when
+-- it passes. On timeout it fails with the reason and code of the last
+-- rejection (1007 interaction_timeout when frames were good but not for long enough).
+--   wb.best_shot { face_time = 1, timeout = 10 }
+function face.best_shot(spec)
+  spec = spec or {}
+  local where = native.where(2)
+  check("wb.best_shot", spec, fields {
+    face_time = "number", start_delay = "number", min_face_px = "number", border_px = "number",
+    max_yaw = "number", max_pitch = "number", max_roll = "number", accept_eyes_closed = "boolean",
+    accept_multiple = "boolean", eyes_closed_above = "number", min_quality = "number", quality = "table",
+  }, where)
+  local q = spec.quality or {}
+  local o = {
+    min_face_px = spec.min_face_px or 200, border_px = spec.border_px or 10,
+    max_yaw = spec.max_yaw or 25, max_pitch = spec.max_pitch or 25, max_roll = spec.max_roll or 25,
+    accept_eyes_closed = spec.accept_eyes_closed == true, accept_multiple = spec.accept_multiple == true,
+    eyes_closed_above = spec.eyes_closed_above or 0.5, min_quality = spec.min_quality or 0.5,
+    quality = {
+      blur = q.blur or 0.61, darkness = q.darkness or 0.5, lightness = q.lightness or 0.57,
+      illumination = q.illumination or 0.1, specularity = q.specularity or 0.1,
+    },
+  }
+  local face_time = spec.face_time or 0
+  local start_delay = spec.start_delay or 0
+  local timeout = spec.timeout or 10
+  local hints = list(spec.hint)
+  for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
+  for _, rejection in ipairs(face.rejections) do hints[#hints + 1] = rejection.hint end
+  local step = {
+    name = spec.name or "best shot", hint = spec.hint, hint_params = spec.hint_params, passed = spec.passed,
+    needs = { "face", "image.width", "image.height" }, hints = hints, timeout = timeout + 1,
+  }
+  local started, good_since, best_score, last_key, last_reason
+  local user_start = spec.start
+  function step.start(self, ctx)
+    started, good_since, best_score, last_key, last_reason = nil, nil, nil, nil, nil
+    if user_start then user_start(self, ctx) end
+  end
+  function step.update(self, m, ctx)
+    started = started or m.t
+    if m.t - started > timeout then
+      local rejection = by_reason[last_reason or ""]
+      if rejection then return false, rejection.reason, rejection.code end
+      return false, "interaction_timeout", 1007
+    end
+    if m.t - started < start_delay then return nil end
+    local reasons = face.rejected(m, o)
+    local key = table.concat(reasons, ",")
+    if key ~= last_key then
+      last_key = key
+      if #reasons > 0 then
+        local codes = {}
+        for i, reason in ipairs(reasons) do codes[i] = by_reason[reason].code end
+        ctx.status("FRAME_REJECTED", { codes = codes, reasons = reasons })
+        ctx.hint(by_reason[reasons[1]].hint)
+      elseif self.hint then
+        ctx.hint(self.hint, self.hint_params)
+      end
+    end
+    if #reasons > 0 then
+      good_since, best_score, last_reason = nil, nil, reasons[1]
+      return nil
+    end
+    last_reason = nil
+    good_since = good_since or m.t
+    local score = face.quality_score(m) or 0
+    if best_score == nil or score > best_score then
+      best_score = score
+      ctx.capture("best_shot")
+    end
+    if m.t - good_since >= face_time then
+      ctx.status("BEST_SHOT", { score = math.floor(best_score * 1000 + 0.5) / 1000 })
+      return true
+    end
+  end
+  return step
+end
+
+return face
