@@ -78,6 +78,13 @@ let package = Package(
     .target(
       name: "Integrity",
       dependencies: ["Diagnostics", "JSONCore", "Licensing", .product(name: "Crypto", package: "swift-crypto")]),
+    // QA scenarios: loading, fault injection, expectations, TAP and JUnit (docs/qa.md).
+    .target(
+      name: "Scenarios",
+      dependencies: [
+        "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .target(
       name: "Flows",
       dependencies: [
@@ -88,7 +95,7 @@ let package = Package(
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
+        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity", "Scenarios",
         "LicenseActivation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

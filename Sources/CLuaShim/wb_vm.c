@@ -780,6 +780,33 @@ wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length) {
   return WB_OK;
 }
 
+static int returned_json(lua_State *L) {
+  wb_vm *vm = wb_vm_from_state(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_flow);
+  wb_json_push(L, -1, 1, 0);
+  return 1;
+}
+
+wb_status wb_vm_returned_json(wb_vm *vm, const char **json_out, size_t *json_length) {
+  clear_error(vm);
+  if (vm->ref_flow == LUA_NOREF) {
+    set_error(vm, WB_ERR_API, "no chunk was run", "");
+    return WB_ERR_API;
+  }
+  lua_pushcfunction(vm->L, returned_json);
+  wb_status status = protected_call(vm, 0, 1);
+  if (status != WB_OK) return status;
+  size_t length;
+  const char *json = lua_tolstring(vm->L, -1, &length);
+  free(vm->json);
+  vm->json = duplicate(json, length);
+  vm->json_length = length;
+  lua_pop(vm->L, 1);
+  *json_out = vm->json;
+  *json_length = vm->json_length;
+  return WB_OK;
+}
+
 /* Calls flow[name](flow, ctx, argument) where argument is a Lua expression
    from the host (or nil). */
 static int call_flow_hook(lua_State *L) {

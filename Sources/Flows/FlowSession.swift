@@ -39,6 +39,22 @@ public struct RunOptions: Sendable {
 }
 
 /// The outcome of a whole run, for the command to print.
+/// In-process additions to a run, for test suites: more event sinks, and
+/// faults injected into its frames and measurements.
+public struct RunHooks {
+  /// Also get every event (a suite keeps them in memory).
+  public var extraSinks: [any EventSink] = []
+  /// Wraps the recording or camera, to inject faults into its frames.
+  public var frameSourceWrapper: ((any FrameSource) -> any FrameSource)?
+  /// Changes each frame's measurements before the flow sees them.
+  public var measurementAdjuster: ((inout MeasurementFrame, MeasurementSchema) -> Void)?
+  /// For a trace: the frames the flow gets for each frame read (none to
+  /// drop it, more to duplicate it, other times for jitter).
+  public var traceFrameFaults: ((MeasurementFrame) -> [MeasurementFrame])?
+
+  public init() {}
+}
+
 public struct RunOutcome: Sendable {
   public var status: ExitStatus
   public var result: FlowResult?
@@ -55,11 +71,13 @@ public enum FlowSession {
   /// Opens frame sources; tests give a scripted camera here.
   typealias SourceOpener = (InputSpec, Double?) throws(WorkbenchError) -> (any FrameSource, live: Bool)
 
-  public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
-    run(options, logger: logger, openFrames: FrameSources.open)
+  public static func run(_ options: RunOptions, logger: Logger, hooks: RunHooks = RunHooks()) -> RunOutcome {
+    run(options, logger: logger, hooks: hooks, openFrames: FrameSources.open)
   }
 
-  static func run(_ options: RunOptions, logger: Logger, openFrames: SourceOpener) -> RunOutcome {
+  static func run(
+    _ options: RunOptions, logger: Logger, hooks: RunHooks = RunHooks(), openFrames: SourceOpener
+  ) -> RunOutcome {
     Interrupts.install()
     if let clash = outputClash(options) {
       return RunOutcome(
@@ -67,6 +85,7 @@ public enum FlowSession {
         eventsToStandardOutput: false)
     }
     let sinks = FanOutEventSink()
+    for sink in hooks.extraSinks { sinks.add(sink) }
     var eventsToStandardOutput = false
     if let path = options.eventsPath {
       do {
@@ -201,7 +220,8 @@ public enum FlowSession {
     let captureProblems = DiagnosticBox()
     do {
       let opened = try openInput(
-        options, flow: flow, schema: schema, available: available, logger: logger, openFrames: openFrames)
+        options, flow: flow, schema: schema, available: available, hooks: hooks, logger: logger,
+        openFrames: openFrames)
       input = opened
       if let artifacts, let frames = opened as? FrameInput {
         flow.host.capturer = { [captureProblems] name in
@@ -236,7 +256,15 @@ public enum FlowSession {
       }
       while !runner.isFinished {
         if Interrupts.pending { break }
-        guard let frame = try opened.next(note: note) else { break }
+        guard var frame = try opened.next(note: note) else { break }
+        hooks.measurementAdjuster?(&frame, schema)
+        if let traceFrameFaults = hooks.traceFrameFaults, opened is TraceInput {
+          for faulty in traceFrameFaults(frame) where !runner.isFinished {
+            traceWriter?.write(faulty)
+            runner.process(faulty)
+          }
+          continue
+        }
         pacer?.wait(until: frame.t)
         if Interrupts.pending { break }
         traceWriter?.write(frame)
@@ -319,13 +347,14 @@ extension FlowSession {
   /// Opens the trace, recording or camera, and for frames the estimators
   /// the flow's steps read (built in, and plugins from plugins/).
   static func openInput(
-    _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, available: [any Estimator], logger: Logger,
-    openFrames: SourceOpener
+    _ options: RunOptions, flow: LoadedFlow, schema: MeasurementSchema, available: [any Estimator],
+    hooks: RunHooks = RunHooks(), logger: Logger, openFrames: SourceOpener
   ) throws(WorkbenchError) -> any MeasurementInput {
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
       return try TraceInput(path: path, schema: schema)
     }
-    let (source, live) = try openFrames(options.input, options.recordingFPS)
+    var (source, live) = try openFrames(options.input, options.recordingFPS)
+    if let wrap = hooks.frameSourceWrapper { source = wrap(source) }
     do {
       let graph = try EstimatorGraph(available: available, wanted: flow.needs)
       let pipeline = try FramePipeline(graph: graph, schema: schema)

@@ -21,7 +21,7 @@ public enum InputSpec: Sendable, Equatable {
   }
 
   /// Whether `path` is a measurement trace rather than a recording.
-  static func isTrace(_ path: String) -> Bool {
+  public static func isTrace(_ path: String) -> Bool {
     if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") { return true }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,

@@ -113,6 +113,21 @@ public final class LuaVM {
     }
   }
 
+  /// The value the last file or string returned, as JSON (a scenario's
+  /// table); a function or other value JSON cannot hold is an error.
+  public func returnedValue() throws(ScriptError) -> JSONValue {
+    var json: UnsafePointer<CChar>?
+    var length = 0
+    try check(wb_vm_returned_json(vm, &json, &length))
+    guard let json else { return .null }
+    let bytes = Array(UnsafeRawBufferPointer(start: json, count: length))
+    do {
+      return try JSONParser.parse(bytes: bytes)
+    } catch {
+      throw ScriptError(kind: .apiMisuse, message: "the returned value is not valid JSON: \(error)")
+    }
+  }
+
   /// Calls `flow:<name>(ctx, argument)` if the flow defines it.
   public func callFlowHook(_ name: String, argument: JSONValue?) throws(ScriptError) {
     let literal = argument.map(LuaLiteral.encode)

@@ -97,6 +97,9 @@ wb_status wb_vm_run_string(wb_vm *vm, const char *code, size_t length, const cha
  * VM), the steps and the step context, which are kept for wb_vm_step_*.
  */
 wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length);
+/* The value the last chunk returned, as JSON (a scenario file's table).
+   Functions and other values JSON cannot hold are an error. */
+wb_status wb_vm_returned_json(wb_vm *vm, const char **json_out, size_t *json_length);
 
 /* Calls the kept flow's hook `name` (e.g. "on_finish") if it exists. */
 wb_status wb_vm_call_flow_hook(wb_vm *vm, const char *name, const char *argument_json);

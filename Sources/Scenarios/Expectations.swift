@@ -1,0 +1,233 @@
+import Diagnostics
+import Foundation
+import JSONCore
+
+/// What a scenario says must happen, checked against the run's events.
+///
+/// Events are named by short tokens: `status:ORTH`, `hint:face.blink`,
+/// `step:flip right:passed` (or `step:flip right` for any state),
+/// `intermediate:first`, `capture:first`, `result:overtime`, or just the
+/// event type (`frame_skipped`, `flow.turn`).
+public struct Expectations: Sendable {
+  public struct Bounds: Sendable, Equatable {
+    public var min: Double?
+    public var max: Double?
+  }
+
+  /// The result code, and optionally its reason and success.
+  public var code: Int64?
+  public var reason: String?
+  public var success: Bool?
+  /// The run's exit status (0 passed, 1 failed, 4 input error, ...).
+  public var exit: Int32?
+  /// Must occur in this order (others may come in between).
+  public var events: [String] = []
+  /// Must not occur.
+  public var absent: [String] = []
+  /// How often a token occurs.
+  public var counts: [(token: String, bounds: Bounds)] = []
+  /// When (t, seconds) a token first occurs.
+  public var within: [(token: String, bounds: Bounds)] = []
+
+  public init() {}
+
+  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within"]
+
+  static func parse(_ value: JSONValue, file: String) throws(WorkbenchError) -> Expectations {
+    var problems: [Diagnostic] = []
+    func problem(_ key: String, _ message: String, help: String? = nil) {
+      problems.append(Diagnostic(message, at: SourceLocation(file: file, key: "expect." + key), help: help))
+    }
+    guard let table = value.objectValue else {
+      throw WorkbenchError(
+        .usage, "expect must be a table", at: SourceLocation(file: file, key: "expect"),
+        help: "expect = { result = 0, events = { \"status:BEGIN\", \"status:COMPLETE\" } }")
+    }
+    var expectations = Expectations()
+    for key in table.keys where !keys.contains(key) {
+      let suggestion = Suggestions.closest(to: key, in: keys.sorted())
+      problem(
+        key, "unknown key '\(key)'",
+        help: suggestion.map { "did you mean '\($0)'?" } ?? "known: \(keys.sorted().joined(separator: ", "))")
+    }
+    switch table["result"] {
+    case nil: break
+    case .integer(let code)?: expectations.code = code
+    case .string(let reason)?: expectations.reason = reason
+    case .object(let object)?:
+      expectations.code = object["code"]?.integerValue
+      expectations.reason = object["reason"]?.stringValue
+      expectations.success = object["success"]?.boolValue
+    default:
+      problem("result", "result takes a code (0), a reason (\"overtime\") or { code = 4, reason = \"overtime\" }")
+    }
+    if let exit = table["exit"] {
+      if let status = exit.integerValue {
+        expectations.exit = Int32(status)
+      } else {
+        problem("exit", "exit takes a number")
+      }
+    }
+    func tokens(_ key: String) -> [String] {
+      guard let value = table[key] else { return [] }
+      guard let list = value.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+        if value.objectValue?.isEmpty == true { return [] }
+        problem(key, "\(key) takes a list of event names, such as { \"status:BEGIN\", \"hint:face.blink\" }")
+        return []
+      }
+      return list.compactMap(\.stringValue)
+    }
+    expectations.events = tokens("events")
+    expectations.absent = tokens("absent")
+    func bounds(_ key: String) -> [(token: String, bounds: Bounds)] {
+      guard let object = table[key]?.objectValue else {
+        if table[key] != nil && table[key]?.arrayValue?.isEmpty != true {
+          problem(key, "\(key) takes a table from event names to a number or { min = ..., max = ... }")
+        }
+        return []
+      }
+      var list: [(token: String, bounds: Bounds)] = []
+      for (token, value) in object {
+        if let exact = value.doubleValue {
+          list.append((token, Bounds(min: exact, max: exact)))
+        } else if let range = value.objectValue, range["min"] != nil || range["max"] != nil {
+          list.append((token, Bounds(min: range["min"]?.doubleValue, max: range["max"]?.doubleValue)))
+        } else {
+          problem("\(key).\(token)", "give a number or { min = ..., max = ... }")
+        }
+      }
+      return list
+    }
+    expectations.counts = bounds("count")
+    expectations.within = bounds("within")
+    if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
+    return expectations
+  }
+
+  /// Whether `event` is the one `token` names.
+  static func matches(_ token: String, _ event: JSONValue) -> Bool {
+    guard let type = event["type"]?.stringValue else { return false }
+    let parts = token.split(separator: ":", maxSplits: 1).map(String.init)
+    guard parts.first == type else { return false }
+    guard parts.count == 2 else { return true }
+    let rest = parts[1]
+    switch type {
+    case "status": return event["status"]?.stringValue == rest
+    case "hint": return event["key"]?.stringValue == rest
+    case "intermediate", "result": return event["reason"]?.stringValue == rest
+    case "capture": return event["name"]?.stringValue == rest
+    case "step":
+      let name = event["name"]?.stringValue ?? ""
+      let state = event["state"]?.stringValue ?? ""
+      return rest == name || rest == "\(name):\(state)"
+    default:
+      return event.jsonText.contains(rest)
+    }
+  }
+
+  /// One line for an event in a failure report.
+  static func describe(_ event: JSONValue) -> String {
+    let t = event["t"]?.doubleValue.map { String(format: "%7.3f", $0) } ?? "      ?"
+    let type = event["type"]?.stringValue ?? "?"
+    let detail: String
+    switch type {
+    case "status":
+      detail = event["status"]?.stringValue ?? ""
+    case "hint":
+      detail = "\(event["key"]?.stringValue ?? "") \"\(event["text"]?.stringValue ?? "")\""
+    case "step":
+      detail =
+        "\(event["name"]?.stringValue ?? ""):\(event["state"]?.stringValue ?? "")"
+        + (event["reason"]?.stringValue.map { " (\($0))" } ?? "")
+    case "result", "intermediate":
+      detail =
+        "code \(event["code"]?.integerValue.map(String.init) ?? "?") \(event["reason"]?.stringValue ?? "")"
+    case "capture":
+      detail = event["name"]?.stringValue ?? ""
+    default:
+      detail = ""
+    }
+    return "t=\(t)  \(type) \(detail)"
+  }
+
+  /// Every way the run's `events` and `exitStatus` differ from these
+  /// expectations, each with what happened around it.
+  public func check(events: [JSONValue], exitStatus: Int32) -> [String] {
+    var failures: [String] = []
+    let result = events.last { $0["type"] == "result" }
+    let resultLine = result.map(Expectations.describe) ?? "no result event"
+    if let code, result?["code"]?.integerValue != code {
+      failures.append(
+        "expected result code \(code)\(reason.map { " (\($0))" } ?? ""), got \(resultLine)\n"
+          + Expectations.around(events, index: events.count - 1))
+    } else if let reason, result?["reason"]?.stringValue != reason {
+      failures.append(
+        "expected result reason \(reason), got \(resultLine)\n" + Expectations.around(events, index: events.count - 1))
+    }
+    if let success, result?["success"]?.boolValue != success {
+      failures.append("expected success = \(success), got \(resultLine)")
+    }
+    if let exit, exit != exitStatus {
+      failures.append("expected exit status \(exit), got \(exitStatus)")
+    }
+    var position = 0
+    var lastMatch: Int?
+    for (number, token) in self.events.enumerated() {
+      if let found = events[position...].firstIndex(where: { Expectations.matches(token, $0) }) {
+        lastMatch = found
+        position = found + 1
+        continue
+      }
+      let after =
+        lastMatch.map { "after '\(self.events[number - 1])' at \(Expectations.describe(events[$0]))" }
+        ?? "from the start"
+      let elsewhere = events.firstIndex { Expectations.matches(token, $0) }
+      failures.append(
+        "expected event \(number + 1) of \(self.events.count), '\(token)', \(after); "
+          + (elsewhere.map { "it came earlier, at \(Expectations.describe(events[$0]))" } ?? "it never came")
+          + "\n" + Expectations.around(events, index: lastMatch.map { $0 + 1 } ?? 0, before: 2, after: 8))
+      break
+    }
+    for token in absent {
+      if let found = events.firstIndex(where: { Expectations.matches(token, $0) }) {
+        failures.append(
+          "expected no '\(token)', but it came at \(Expectations.describe(events[found]))\n"
+            + Expectations.around(events, index: found))
+      }
+    }
+    for (token, bounds) in counts {
+      let count = Double(events.filter { Expectations.matches(token, $0) }.count)
+      if let min = bounds.min, count < min {
+        failures.append("expected '\(token)' at least \(Int(min)) times, got \(Int(count))")
+      }
+      if let max = bounds.max, count > max {
+        failures.append("expected '\(token)' at most \(Int(max)) times, got \(Int(count))")
+      }
+    }
+    for (token, bounds) in within {
+      guard let event = events.first(where: { Expectations.matches(token, $0) }), let t = event["t"]?.doubleValue else {
+        failures.append(
+          "expected '\(token)' within \(bounds.min ?? 0)...\(bounds.max.map { "\($0)" } ?? "") s, but it never came")
+        continue
+      }
+      if let min = bounds.min, t < min {
+        failures.append("expected '\(token)' at \(min) s or later, it came at \(t) s")
+      }
+      if let max = bounds.max, t > max { failures.append("expected '\(token)' by \(max) s, it came at \(t) s") }
+    }
+    return failures
+  }
+
+  /// The events around `index`, one per line, indented.
+  static func around(_ events: [JSONValue], index: Int, before: Int = 4, after: Int = 4) -> String {
+    guard !events.isEmpty else { return "    (no events)" }
+    let center = Swift.min(Swift.max(index, 0), events.count - 1)
+    let low = Swift.max(0, center - before)
+    let high = Swift.min(events.count - 1, center + after)
+    var lines = ["    around it:"]
+    if low > 0 { lines.append("      ...") }
+    for i in low...high { lines.append("      " + describe(events[i])) }
+    if high < events.count - 1 { lines.append("      ...") }
+    return lines.joined(separator: "\n")
+  }
+}

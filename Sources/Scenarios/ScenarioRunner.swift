@@ -1,0 +1,213 @@
+import Capture
+import Diagnostics
+import Flows
+import Foundation
+import JSONCore
+import Logging
+import Measurements
+import Reporting
+import Scripting
+
+/// How one scenario went.
+public struct ScenarioOutcome: Sendable {
+  public var name: String
+  public var file: String
+  public var reproduce: String
+  /// Every unmet expectation, each with what happened around it; empty when it passed.
+  public var failures: [String]
+  /// Why the scenario could not run at all (a flow that does not load, an input that is missing).
+  public var error: String?
+  public var exitStatus: Int32
+  /// The result event in one line.
+  public var result: String
+  public var eventCount: Int
+  /// Wall time of the run, for the JUnit report (never asserted).
+  public var seconds: Double
+
+  public var passed: Bool { failures.isEmpty && error == nil }
+
+  public init(
+    name: String, file: String, reproduce: String, failures: [String], error: String?, exitStatus: Int32,
+    result: String, eventCount: Int, seconds: Double
+  ) {
+    self.name = name
+    self.file = file
+    self.reproduce = reproduce
+    self.failures = failures
+    self.error = error
+    self.exitStatus = exitStatus
+    self.result = result
+    self.eventCount = eventCount
+    self.seconds = seconds
+  }
+}
+
+/// Finds, loads and runs scenarios.
+public enum ScenarioRunner {
+  /// The scenario files of `paths`: files as given, folders searched for
+  /// `*.lua` (sorted, sub-folders included; files whose name starts with `_`
+  /// are helpers a scenario may `require`, not scenarios).
+  public static func files(in paths: [String]) throws(WorkbenchError) -> [String] {
+    var files: [String] = []
+    var problems: [Diagnostic] = []
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        problems.append(
+          Diagnostic("no such scenario file or folder", at: SourceLocation(file: path), help: "check the path"))
+        continue
+      }
+      if !isDirectory.boolValue {
+        files.append(path)
+        continue
+      }
+      let found = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+        .filter { $0.hasSuffix(".lua") && !($0 as NSString).lastPathComponent.hasPrefix("_") }
+        .sorted()
+      if found.isEmpty {
+        problems.append(Diagnostic("no scenario files (*.lua) in this folder", at: SourceLocation(file: path)))
+      }
+      files += found.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+    }
+    if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
+    return files
+  }
+
+  /// The scenarios of one file: Lua run in the flow sandbox, returning a
+  /// table or a list of tables.
+  public static func load(file: String) throws(WorkbenchError) -> [Scenario] {
+    let host = ScenarioScriptHost()
+    let vm: LuaVM
+    do {
+      vm = try LuaVM(limits: ScriptLimits(), host: host)
+    } catch {
+      throw WorkbenchError(.usage, error.message, at: SourceLocation(file: file))
+    }
+    let folder = (file as NSString).deletingLastPathComponent
+    vm.addRequireRoot(directory: folder.isEmpty ? "." : folder, display: folder.isEmpty ? "." : folder)
+    let value: JSONValue
+    do {
+      try vm.runFile(path: file, chunkName: file)
+      value = try vm.returnedValue()
+    } catch {
+      throw WorkbenchError(
+        .usage, error.message, at: SourceLocation(file: error.file ?? file, line: error.line),
+        help: "a scenario file is Lua that returns { flow = ..., input = ..., expect = ... }")
+    }
+    if value.jsonText.contains("\"$function\"") {
+      throw WorkbenchError(
+        .usage, "a scenario holds data only: functions cannot be part of it", at: SourceLocation(file: file),
+        help: "compute values at the top of the file and put the results in the table")
+    }
+    return try ScenarioLoader.scenarios(from: value, file: file)
+  }
+
+  /// What a run needs from the command line: the license check, the
+  /// renderer of synthetic scenes, where reports go.
+  public struct Environment {
+    public var licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?
+    /// Renders a synthetic scene's schedule into a recording (`workbench synth card`).
+    public var synthesize: ((_ schedule: String, _ recording: String) throws(WorkbenchError) -> Void)?
+    public var logger: Logger
+
+    public init(logger: Logger) { self.logger = logger }
+  }
+
+  /// Runs one scenario in this process.
+  public static func run(_ scenario: Scenario, environment: Environment) -> ScenarioOutcome {
+    let started = Date()
+    func outcome(failures: [String] = [], error: String? = nil, status: Int32, result: String, count: Int)
+      -> ScenarioOutcome
+    {
+      ScenarioOutcome(
+        name: scenario.name, file: scenario.file, reproduce: scenario.reproduce, failures: failures, error: error,
+        exitStatus: status, result: result, eventCount: count, seconds: Date().timeIntervalSince(started))
+    }
+    var inputPath: String
+    var scratch: String?
+    switch scenario.input {
+    case .file(let path): inputPath = path
+    case .synth(let schedule):
+      guard let synthesize = environment.synthesize else {
+        return outcome(error: "synthetic scenes cannot be rendered here", status: 2, result: "not run", count: 0)
+      }
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "workbench-scenario-\(UUID().uuidString)"
+      ).path
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        inputPath = folder + "/scene.avi"
+        try synthesize(schedule, inputPath)
+      } catch let error as WorkbenchError {
+        try? FileManager.default.removeItem(atPath: folder)
+        return outcome(error: error.description, status: 2, result: "not run", count: 0)
+      } catch {
+        try? FileManager.default.removeItem(atPath: folder)
+        return outcome(error: "\(error)", status: 2, result: "not run", count: 0)
+      }
+      scratch = folder
+    }
+    defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+
+    var flowOptions = FlowOptions(flowPath: scenario.flow)
+    flowOptions.assignments = scenario.settings
+    flowOptions.language = scenario.language
+    flowOptions.seed = scenario.seed
+    var options = RunOptions(flow: flowOptions, input: .file(inputPath))
+    options.licenseCheck = environment.licenseCheck
+    var hooks = RunHooks()
+    let collected = CollectingEventSink()
+    hooks.extraSinks = [collected]
+    let frameFaults = scenario.faults.filter(\.touchesFrames)
+    if !frameFaults.isEmpty {
+      let seed = UInt64(bitPattern: scenario.seed ?? 1)
+      if InputSpec.isTrace(inputPath) {
+        let unsupported = TraceFrameFaults.unsupported(frameFaults)
+        if !unsupported.isEmpty {
+          return outcome(
+            error:
+              "a trace has no pixels and no camera: \(unsupported.joined(separator: ", ")) needs a recording or a synthetic scene",
+            status: 2, result: "not run", count: 0)
+        }
+        let traceFaults = TraceFrameFaults(frameFaults, seed: seed)
+        hooks.traceFrameFaults = { frame in traceFaults.frames(for: frame) }
+      } else {
+        hooks.frameSourceWrapper = { source in FaultySource(source, faults: frameFaults, seed: seed) }
+      }
+    }
+    let measurementFaults = MeasurementFaults(scenario.faults)
+    if !measurementFaults.isEmpty {
+      hooks.measurementAdjuster = { frame, schema in measurementFaults.apply(&frame, schema: schema) }
+    }
+    let run = FlowSession.run(options, logger: environment.logger, hooks: hooks)
+    let events = collected.events.map(ScenarioRunner.record)
+    let result = events.last.map(Expectations.describe) ?? "no result"
+    var failures = scenario.expectations.check(events: events, exitStatus: run.status.rawValue)
+    if !run.problems.isEmpty && run.status.rawValue >= 2 && scenario.expectations.exit != run.status.rawValue {
+      failures.insert(
+        "the run reported: "
+          + run.problems.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "),
+        at: 0)
+    }
+    return outcome(failures: failures, status: run.status.rawValue, result: result, count: events.count)
+  }
+
+  /// An event as the record its JSON line holds.
+  static func record(_ event: Event) -> JSONValue {
+    var object = JSONObject([
+      ("type", .string(event.type)), ("t", .number((event.t * 1e6).rounded() / 1e6)), ("frame", .integer(event.frame)),
+    ])
+    for (key, value) in event.fields where !Event.reservedKeys.contains(key) { object[key] = value }
+    return .object(object)
+  }
+}
+
+/// Scenario files may log; everything else of the flow API is not theirs.
+final class ScenarioScriptHost: ScriptHost {
+  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+    switch function {
+    case .log: return nil
+    default: throw HostCallFailure("scenario files describe a run; the flow API is not available in them")
+    }
+  }
+}
