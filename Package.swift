@@ -95,7 +95,8 @@ let package = Package(
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity", "Scenarios",
+        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
+        "Scenarios",
         "LicenseActivation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
