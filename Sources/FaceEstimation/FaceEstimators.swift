@@ -86,6 +86,14 @@ public enum FaceEstimators {
     return [FaceEstimator(options: options, logger: logger)]
   }
 
+  /// Whether both files are where `options` says (not whether they load):
+  /// for a run that starts every estimator (a flow that does not say what
+  /// it reads) to leave the face estimator out instead of failing.
+  public static func isInstalled(_ options: FaceEstimatorOptions) -> Bool {
+    FileManager.default.fileExists(atPath: options.backend.libraryPath)
+      && FileManager.default.fileExists(atPath: options.backend.modelPath)
+  }
+
   private static func absolute(_ path: String) -> String {
     path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }

@@ -11,10 +11,7 @@ import Testing
 enum FaceBackendInstall {
   static let options = FaceEstimators.options(home: packageRoot())
 
-  static var isInstalled: Bool {
-    FileManager.default.fileExists(atPath: options.backend.libraryPath)
-      && FileManager.default.fileExists(atPath: options.backend.modelPath)
-  }
+  static var isInstalled: Bool { FaceEstimators.isInstalled(options) }
 
   static let skipReason: Comment = "the face backend is not installed: run scripts/install-face-backend"
 }
