@@ -140,6 +140,30 @@ struct FaceEstimatorTests {
     #expect(closed.allSatisfy { (24...30).contains($0) }, "closed frames: \(closed)")
   }
 
+  @Test("a frame decoded at half size still reports the box in pixels of the frame as captured")
+  func scaledDecode() throws {
+    let image = try FaceFixtures.color("frames/obama-480.jpg")
+    let full = try FaceRun().measure(image)
+    let half = ImageBuffer(format: .rgb8)
+    try ImageConversion.resize(image, width: image.width / 2, height: image.height / 2, into: half)
+    let frame = try FaceFixtures.frame(half)
+    frame.sourceWidth = image.width
+    frame.sourceHeight = image.height
+    let run = try FaceRun()
+    var measurements = MeasurementFrame(t: 0, index: 0)
+    run.estimator.estimate(frame, into: &measurements)
+    func value(_ path: String) -> Double? {
+      if case .number(let number) = measurements[run.schema.lookup(path: path) ?? -1] { return number }
+      return nil
+    }
+    for field in ["box.x", "box.y", "box.w", "box.h"] {
+      let expected = try #require(full["face.\(field)"])
+      let scaled = try #require(value("face.\(field)"))
+      #expect(abs(scaled - expected) < 0.05 * Double(image.width), "face.\(field)")
+    }
+    #expect(abs(try #require(value("face.size")) - (try #require(full["face.size"]))) < 0.03)
+  }
+
   @Test("a frame whose timestamp does not grow is still measured (video mode needs growing timestamps)")
   func repeatedTimestamp() throws {
     let image = try FaceFixtures.color("frames/obama-480.jpg")
