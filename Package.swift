@@ -116,7 +116,10 @@ let package = Package(
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(
       name: "FaceEstimationTests",
-      dependencies: ["FaceEstimation", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport"]),
+      dependencies: [
+        "FaceEstimation", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),

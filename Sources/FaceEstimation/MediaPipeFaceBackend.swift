@@ -96,7 +96,7 @@ public final class MediaPipeFaceBackend: FaceBackend {
     guard let create = library.api.face_landmarker_create else {
       throw FaceBackendError(.libraryUnavailable, "the MediaPipe library has no MpFaceLandmarkerCreate")
     }
-    let outcome: (status: Int32, landmarker: OpaquePointer?, error: String?) = try withStandardErrorSilenced {
+    let outcome: (status: Int32, landmarker: OpaquePointer?, error: String?) = try library.starting {
       () throws(FaceBackendError) in
       options.modelPath.withCString { modelPath in
         var settings = wb_mp_face_landmarker_options()

@@ -21,11 +21,14 @@ final class MediaPipeLibrary: @unchecked Sendable {
   nonisolated(unsafe) private static var loaded: [String: MediaPipeLibrary] = [:]
 
   /// The library at `path`, loaded on first use. Its native log goes to
-  /// `logger` from then on.
+  /// `logger` from then on (the latest caller's: one route per process).
   static func load(path: String, logger: Logger) throws(FaceBackendError) -> MediaPipeLibrary {
     lock.lock()
     defer { lock.unlock() }
-    if let library = loaded[path] { return library }
+    if let library = loaded[path] {
+      library.route.logger = logger
+      return library
+    }
     guard FileManager.default.fileExists(atPath: path) else {
       throw FaceBackendError(
         .libraryUnavailable, "the MediaPipe library is not installed: there is no \(path)",
@@ -50,21 +53,24 @@ final class MediaPipeLibrary: @unchecked Sendable {
   /// says: its warnings are about its internals, not the user's input.
   private func routeLogging(to logger: Logger) {
     guard let set = api.set_logging_callback else { return }
-    let box = Unmanaged.passRetained(LoggerBox(logger)).toOpaque()
     set(
       { severity, message, context in
         guard let message, let context else { return }
-        let logger = Unmanaged<LoggerBox>.fromOpaque(context).takeUnretainedValue().logger
-        let text = String(cString: message)
-        switch severity {
-        case 0: logger.trace("mediapipe: \(text)")
-        case 1: logger.debug("mediapipe: \(text)")
-        case 2: logger.warning("mediapipe: \(text)")
-        default: logger.error("mediapipe: \(text)")
-        }
-      }, box)
+        Unmanaged<LogRoute>.fromOpaque(context).takeUnretainedValue().log(severity, String(cString: message))
+      }, Unmanaged.passRetained(route).toOpaque())
+    route.logger = logger
   }
 
+  private let route = LogRoute()
+
+  /// Runs `body` (a call that starts a landmarker) with stderr silenced,
+  /// holding back the library's log messages meanwhile: workbench's own log
+  /// goes to stderr too. They are logged once stderr is back.
+  func starting<T>(_ body: () throws(FaceBackendError) -> T) throws(FaceBackendError) -> T {
+    route.hold()
+    defer { route.release() }
+    return try withStandardErrorSilenced(body)
+  }
   /// The message of a failed call, freed.
   func takeError(_ message: UnsafeMutablePointer<CChar>?, status: Int32) -> String {
     guard let message else { return "status \(status)" }
@@ -73,16 +79,58 @@ final class MediaPipeLibrary: @unchecked Sendable {
   }
 }
 
-private final class LoggerBox: Sendable {
-  let logger: Logger
-  init(_ logger: Logger) { self.logger = logger }
+/// Where the library's log messages go; kept alive for the process (the
+/// library holds a pointer to it).
+private final class LogRoute: @unchecked Sendable {
+  private let lock = NSLock()
+  private var held: [(severity: Int32, text: String)] = []
+  private var holding = 0
+  var logger: Logger? {
+    get { lock.withLock { storedLogger } }
+    set { lock.withLock { storedLogger = newValue } }
+  }
+  private var storedLogger: Logger?
+
+  func log(_ severity: Int32, _ text: String) {
+    let logger: Logger? = lock.withLock {
+      if holding > 0 {
+        held.append((severity, text))
+        return nil
+      }
+      return storedLogger
+    }
+    if let logger { LogRoute.write(severity, text, to: logger) }
+  }
+
+  func hold() { lock.withLock { holding += 1 } }
+
+  func release() {
+    let (messages, logger): ([(severity: Int32, text: String)], Logger?) = lock.withLock {
+      holding -= 1
+      guard holding == 0 else { return ([], nil) }
+      defer { held.removeAll() }
+      return (held, storedLogger)
+    }
+    guard let logger else { return }
+    for message in messages { LogRoute.write(message.severity, message.text, to: logger) }
+  }
+
+  private static func write(_ severity: Int32, _ text: String, to logger: Logger) {
+    switch severity {
+    case 0: logger.trace("mediapipe: \(text)")
+    case 1: logger.debug("mediapipe: \(text)")
+    case 2: logger.warning("mediapipe: \(text)")
+    default: logger.error("mediapipe: \(text)")
+    }
+  }
 }
 
 /// Runs `body` with file descriptor 2 pointed at /dev/null. While a
 /// landmarker starts, the library writes to stderr directly (before any log
 /// sink is in place: "Logging before InitGoogle() is written to STDERR", the
 /// TFLite delegate banner); this keeps the terminal clean. Anything else the
-/// process writes to stderr during those milliseconds is lost too.
+/// process writes to stderr during those milliseconds is lost too (the
+/// library's own messages are held back and logged afterwards: `starting`).
 func withStandardErrorSilenced<T>(_ body: () throws(FaceBackendError) -> T) throws(FaceBackendError) -> T {
   fflush(nil)
   let saved = dup(2)
