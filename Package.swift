@@ -117,7 +117,7 @@ let package = Package(
     .testTarget(
       name: "FaceEstimationTests",
       dependencies: [
-        "FaceEstimation", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
+        "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -136,6 +136,9 @@ typedef struct wb_mp_api {
     int64_t timestamp_ms, wb_mp_face_landmarker_result *result, char **error_msg);
   void (*face_landmarker_close_result)(wb_mp_face_landmarker_result *result);
   wb_mp_status (*face_landmarker_close)(wb_mp_face_landmarker landmarker, char **error_msg);
+  /* Copies `pixel_data` (rows packed tightly: width × channels bytes, no
+   * stride argument; SRGB is R G B) into a new image with the library's own
+   * aligned rows. `pixel_data_size` must be at least height × width × channels. */
   wb_mp_status (*image_create_from_uint8_data)(
     int format, int width, int height, const uint8_t *pixel_data, int pixel_data_size, wb_mp_image *out,
     char **error_msg);
