@@ -42,6 +42,16 @@ let package = Package(
     .target(name: "WorkbenchPluginABI"),
     .target(
       name: "Estimators", dependencies: ["Imaging", "Measurements", "Diagnostics", "JSONCore", "WorkbenchPluginABI"]),
+    // The MediaPipe Tasks C API, declared in plain C and opened at run time
+    // (dlopen): nothing links against libmediapipe.so. docs/face.md.
+    .target(name: "CMediaPipe", linkerSettings: [.linkedLibrary("dl")]),
+    // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
+    .target(
+      name: "FaceEstimation",
+      dependencies: [
+        "Estimators", "Imaging", "Measurements", "Settings", "CMediaPipe",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .target(
       name: "WorkbenchContrastPlugin", dependencies: ["WorkbenchPluginABI"], path: "plugins/example-contrast",
       publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
@@ -105,6 +115,7 @@ let package = Package(
       name: "workbench-bench",
       dependencies: [
         "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+        "FaceEstimation",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -115,6 +126,12 @@ let package = Package(
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
+    .testTarget(
+      name: "FaceEstimationTests",
+      dependencies: [
+        "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),

@@ -1,0 +1,253 @@
+import Estimators
+import Foundation
+import Imaging
+import Logging
+import Measurements
+
+/// What the face estimator measured about one face, in the pixels of the
+/// frame as captured (whatever the decode scale).
+public struct FaceMeasurement: Sendable {
+  public var box: FaceBox
+  /// The mesh points, in source-frame pixels (x right, y down; z in x's scale).
+  public var landmarks: [SIMD3<Float>]
+  public var pose: HeadPose?
+  /// Blendshape eyeBlinkLeft/Right in [0, 1]: 1 is closed. Left is the
+  /// person's own left eye (after `mirror`).
+  public var blinkLeft: Double?
+  public var blinkRight: Double?
+  /// Eye aspect ratios from the mesh (same naming).
+  public var eyeAspectRatioLeft: Double?
+  public var eyeAspectRatioRight: Double?
+  /// The larger side of the box over the shorter side of the frame.
+  public var size: Double
+  /// The box's distance to the nearest frame edge over the shorter side of
+  /// the frame; negative when the face runs past the edge.
+  public var borderDistance: Double
+  /// Between the eye centres, in pixels.
+  public var eyeDistance: Double?
+  /// (mouthSmileLeft + mouthSmileRight) / 2 and jawOpen, in [0, 1].
+  public var smile: Double?
+  public var mouthOpen: Double?
+  /// The quality scores (1 best) over the face box, as the frame-wide
+  /// quality estimators compute them.
+  public var quality: [QualityKind: Double]
+}
+
+/// Settings of the face estimator that do not belong to the backend.
+public struct FaceEstimatorOptions: Sendable, Equatable {
+  public var backend: MediaPipeFaceOptions
+  /// The frames are a mirror image (a selfie preview): flip yaw and roll
+  /// and swap the left and right eyes, so that the values stay in the
+  /// person's terms.
+  public var mirror = false
+
+  public init(backend: MediaPipeFaceOptions, mirror: Bool = false) {
+    self.backend = backend
+    self.mirror = mirror
+  }
+}
+
+/// The face estimator: finds faces with a `FaceBackend` and writes
+/// `face.*` for the largest face and `face.faces.<n>.*` for each face,
+/// largest first (docs/face.md lists them). The backend starts in
+/// `prepare`, so listing the estimator costs nothing and a missing
+/// library is an error of the runs that need faces only.
+public final class FaceEstimator: Estimator {
+  public static let name = "face.mediapipe"
+  /// The fields written for each face, under `face.` and `face.faces.<n>.`.
+  public static let fields =
+    [
+      "box.x", "box.y", "box.w", "box.h", "yaw", "pitch", "roll", "blink_left", "blink_right", "ear_left",
+      "ear_right", "size", "border_distance", "eye_distance", "smile", "mouth_open",
+    ] + QualityKind.allCases.map { "quality." + $0.rawValue }
+
+  public let descriptor: EstimatorDescriptor
+  public let options: FaceEstimatorOptions
+  /// The faces of the last frame, largest first (empty before the first).
+  public private(set) var faces: [FaceMeasurement] = []
+
+  private let makeBackend: () throws(FaceBackendError) -> any FaceBackend
+  private var backend: (any FaceBackend)?
+  private let logger: Logger
+  private var detections = FaceDetections()
+  private let grayFallback = ImageBuffer(format: .rgb8)
+  private let faceGray = ImageBuffer(format: .gray8)
+  private var failures = 0
+
+  private struct Nodes {
+    var values: [Int] = []  // in `fields` order
+    var tables: [Int] = []  // every table above them
+  }
+  private var countNode = -1
+  private var countAncestors: [Int] = []
+  private var primary = Nodes()
+  private var perFace: [Nodes] = []
+
+  /// The MediaPipe backend with `options`.
+  public convenience init(options: FaceEstimatorOptions, logger: Logger = Logger(label: "workbench.face")) {
+    self.init(options: options, logger: logger) { () throws(FaceBackendError) -> any FaceBackend in
+      try MediaPipeFaceBackend(options: options.backend, logger: logger)
+    }
+  }
+
+  /// Another backend, made when the run starts.
+  public init(
+    options: FaceEstimatorOptions, logger: Logger = Logger(label: "workbench.face"),
+    backend: @escaping () throws(FaceBackendError) -> any FaceBackend
+  ) {
+    self.options = options
+    self.logger = logger
+    makeBackend = backend
+    descriptor = EstimatorDescriptor(
+      name: FaceEstimator.name,
+      summary: "faces (MediaPipe Face Landmarker): box, pose, blinks, eye aspect ratio, size, quality",
+      provides: ["face"], image: .color, workingWidth: 640)
+  }
+
+  public func prepare(schema: MeasurementSchema) throws(EstimatorError) {
+    if backend == nil {
+      do {
+        backend = try makeBackend()
+      } catch {
+        throw EstimatorError(estimator: descriptor.name, error.message, help: error.help)
+      }
+    }
+    countNode = try schema.valueNode("face.count", estimator: descriptor.name)
+    countAncestors = schema.ancestors(of: countNode)
+    primary = try nodes(prefix: "face.", schema: schema)
+    perFace = []
+    for index in 1...options.backend.maxFaces {
+      perFace.append(try nodes(prefix: "face.faces.\(index).", schema: schema))
+    }
+  }
+
+  private func nodes(prefix: String, schema: MeasurementSchema) throws(EstimatorError) -> Nodes {
+    var nodes = Nodes()
+    var tables = Set<Int>()
+    for field in FaceEstimator.fields {
+      let node = try schema.valueNode(prefix + field, estimator: descriptor.name)
+      nodes.values.append(node)
+      tables.formUnion(schema.ancestors(of: node))
+    }
+    nodes.tables = tables.sorted()
+    return nodes
+  }
+
+  public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
+    guard let backend else { return }
+    let image: ImageBuffer
+    if frame.hasColor && frame.color.width > 0 {
+      image = frame.color
+    } else {
+      // Without colour (a run that did not decode it), gray as RGB still finds faces.
+      do { try ImageConversion.gray8ToRGB8(frame.gray, into: grayFallback) } catch { return }
+      image = grayFallback
+    }
+    guard image.width > 0, image.height > 0 else { return }
+    let milliseconds = Int64((frame.t * 1000).rounded())
+    do {
+      try backend.detect(image, timestampMilliseconds: milliseconds, into: &detections)
+    } catch {
+      failures += 1
+      if failures == 1 || failures.isMultiple(of: 100) {
+        logger.warning("face: \(error.message) (frame \(frame.index); \(failures) so far)")
+      }
+      faces = []
+      return
+    }
+    let sourceWidth = frame.sourceWidth > 0 ? frame.sourceWidth : image.width
+    let sourceHeight = frame.sourceHeight > 0 ? frame.sourceHeight : image.height
+    faces = measure(
+      detections, imageWidth: image.width, imageHeight: image.height, sourceWidth: sourceWidth,
+      sourceHeight: sourceHeight, gray: frame.gray)
+    write(into: &measurements)
+  }
+
+  func measure(
+    _ detections: FaceDetections, imageWidth: Int, imageHeight: Int, sourceWidth: Int, sourceHeight: Int,
+    gray: ImageBuffer
+  ) -> [FaceMeasurement] {
+    let scaleX = Double(sourceWidth) / Double(imageWidth)
+    let scaleY = Double(sourceHeight) / Double(imageHeight)
+    let shorter = Double(max(1, min(sourceWidth, sourceHeight)))
+    var result: [FaceMeasurement] = []
+    result.reserveCapacity(detections.count)
+    for face in detections.valid {
+      var landmarks = face.landmarks
+      if scaleX != 1 || scaleY != 1 {
+        let scale = SIMD3<Float>(Float(scaleX), Float(scaleY), Float(scaleX))
+        for index in landmarks.indices { landmarks[index] *= scale }
+      }
+      let box = FaceGeometry.box(of: landmarks)
+      let border = min(
+        box.x, box.y, Double(sourceWidth) - (box.x + box.width), Double(sourceHeight) - (box.y + box.height))
+      var pose = FaceGeometry.pose(fromTransform: face.transform)
+      var blinkLeft = face.blendshape(.eyeBlinkLeft).map(Double.init)
+      var blinkRight = face.blendshape(.eyeBlinkRight).map(Double.init)
+      var earLeft = FaceGeometry.eyeAspectRatio(landmarks, FaceMesh.leftEye)
+      var earRight = FaceGeometry.eyeAspectRatio(landmarks, FaceMesh.rightEye)
+      if options.mirror {
+        pose = pose?.mirrored
+        swap(&blinkLeft, &blinkRight)
+        swap(&earLeft, &earRight)
+      }
+      let smile = face.blendshape(.mouthSmileLeft).flatMap { left in
+        face.blendshape(.mouthSmileRight).map { Double(left + $0) / 2 }
+      }
+      result.append(
+        FaceMeasurement(
+          box: box, landmarks: landmarks, pose: pose, blinkLeft: blinkLeft, blinkRight: blinkRight,
+          eyeAspectRatioLeft: earLeft, eyeAspectRatioRight: earRight,
+          size: max(box.width, box.height) / shorter, borderDistance: border / shorter,
+          eyeDistance: eyeDistance(landmarks), smile: smile, mouthOpen: face.blendshape(.jawOpen).map(Double.init),
+          quality: quality(box: box, sourceWidth: sourceWidth, sourceHeight: sourceHeight, gray: gray)))
+    }
+    // Largest first: the most prominent face is face.faces.1 and face.*.
+    result.sort { $0.box.area > $1.box.area }
+    return result
+  }
+
+  private func eyeDistance(_ landmarks: [SIMD3<Float>]) -> Double? {
+    guard landmarks.count >= FaceMesh.pointCount else { return nil }
+    let right = (landmarks[33] + landmarks[133]) / 2
+    let left = (landmarks[362] + landmarks[263]) / 2
+    let d = right - left
+    return Double((d.x * d.x + d.y * d.y).squareRoot())
+  }
+
+  private func quality(box: FaceBox, sourceWidth: Int, sourceHeight: Int, gray: ImageBuffer) -> [QualityKind: Double] {
+    guard gray.width > 2, gray.height > 2 else { return [:] }
+    let inGray = box.scaled(x: Double(gray.width) / Double(sourceWidth), y: Double(gray.height) / Double(sourceHeight))
+    let region = RegionOfInterest(
+      x: Int(inGray.x.rounded(.down)), y: Int(inGray.y.rounded(.down)), width: Int(inGray.width.rounded(.up)),
+      height: Int(inGray.height.rounded(.up))
+    ).clamped(to: gray)
+    guard region.width > 2, region.height > 2,
+      (try? ImageConversion.crop(gray, to: region, into: faceGray)) != nil
+    else { return [:] }
+    var scores: [QualityKind: Double] = [:]
+    for kind in QualityKind.allCases { scores[kind] = QualityEstimator.score(kind, faceGray) }
+    return scores
+  }
+
+  private func write(into measurements: inout MeasurementFrame) {
+    for table in countAncestors { measurements[table] = .table }
+    measurements[countNode] = .integer(Int64(faces.count))
+    guard let first = faces.first else { return }
+    write(first, primary, into: &measurements)
+    for (face, nodes) in zip(faces, perFace) { write(face, nodes, into: &measurements) }
+  }
+
+  private func write(_ face: FaceMeasurement, _ nodes: Nodes, into measurements: inout MeasurementFrame) {
+    for table in nodes.tables { measurements[table] = .table }
+    var values: [Double?] = [
+      face.box.x, face.box.y, face.box.width, face.box.height, face.pose?.yaw, face.pose?.pitch, face.pose?.roll,
+      face.blinkLeft, face.blinkRight, face.eyeAspectRatioLeft, face.eyeAspectRatioRight, face.size,
+      face.borderDistance, face.eyeDistance, face.smile, face.mouthOpen,
+    ]
+    values += QualityKind.allCases.map { face.quality[$0] }
+    for (node, value) in zip(nodes.values, values) {
+      if let value, value.isFinite { measurements[node] = .number((value * 1000).rounded() / 1000) }
+    }
+  }
+}
