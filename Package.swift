@@ -99,7 +99,7 @@ let package = Package(
       name: "Flows",
       dependencies: [
         "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "Imaging", "Capture", "Estimators", "Integrity", "Licensing",
+        "Imaging", "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
@@ -133,6 +133,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+    .testTarget(
+      name: "ScenariosTests",
+      dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),

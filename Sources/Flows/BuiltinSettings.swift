@@ -1,8 +1,12 @@
+import FaceEstimation
 import Settings
 
 /// The settings every run has. Flows declare their own on top (wb.settings).
 public enum BuiltinSettings {
-  public static let declarations: [SettingDeclaration] = [
+  public static let declarations: [SettingDeclaration] = engine + FaceEstimators.settingDeclarations
+
+  /// The engine's own settings.
+  static let engine: [SettingDeclaration] = [
     SettingDeclaration(
       key: "flow.time_limit", type: .number, defaultValue: .number(60), minimum: 0, maximum: 3600,
       doc: "Total time the flow may take; 0 for no limit", unit: "s"),

@@ -1,6 +1,7 @@
 import Capture
 import Diagnostics
 import Estimators
+import FaceEstimation
 import Foundation
 import Integrity
 import JSONCore
@@ -9,6 +10,7 @@ import Logging
 import Measurements
 import Reporting
 import Scripting
+import Settings
 
 /// Everything `workbench run` needs.
 public struct RunOptions: Sendable {
@@ -189,7 +191,8 @@ public enum FlowSession {
 
     let isTrace: Bool
     if case .file(let path) = options.input, InputSpec.isTrace(path) { isTrace = true } else { isTrace = false }
-    let available = isTrace ? [] : availableEstimators(flow.home, logger: logger)
+    let available =
+      isTrace ? [] : availableEstimators(flow.home, settings: flow.settings, wanted: flow.declaredNeeds, logger: logger)
     if let licenseCheck = options.licenseCheck {
       let features = requiredFeatures(
         flowNeeds: flow.declaredNeeds, estimators: isTrace ? [] : chosenEstimators(available, wanted: flow.needs),
@@ -388,12 +391,31 @@ extension FlowSession {
 
   /// Built-in estimators, then the plugins' (a plugin that cannot load is
   /// skipped with a warning; the run goes on).
-  public static func availableEstimators(_ home: WorkbenchHome, logger: Logger) -> [any Estimator] {
+  ///
+  /// The face estimator is among them when its backend is installed, or
+  /// when the flow reads face measurements (then a missing backend is an
+  /// error that names the command that installs it); a flow that does not
+  /// say what it reads runs without it when it is not installed.
+  public static func availableEstimators(
+    _ home: WorkbenchHome, settings: ResolvedSettings? = nil, wanted: [String]? = nil, logger: Logger
+  ) -> [any Estimator] {
     let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
     for report in reports {
       if case .skipped = report.outcome { logger.warning("plugin \(report)") }
     }
-    return BuiltinEstimators.all() + plugins
+    var face: [any Estimator] = []
+    let options = FaceEstimators.options(home: home.root, settings: settings)
+    let readsFace = (wanted ?? []).contains { $0 == "face" || $0.hasPrefix("face.") }
+    if readsFace || FaceEstimators.isInstalled(options) {
+      do {
+        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger)
+      } catch {
+        logger.warning("\(error)\(error.help.map { " (\($0))" } ?? "")")
+      }
+    } else {
+      logger.debug("the face estimator is not installed (\(FaceEstimators.installCommand)); runs go on without it")
+    }
+    return BuiltinEstimators.all() + face + plugins
   }
 
   /// Signs the artifacts, the recording and its timestamps with the key of

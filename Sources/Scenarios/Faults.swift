@@ -151,6 +151,8 @@ final class FaultySource: FrameSource {
   private var replayOffset = 0.0
   private var replayIndexOffset: Int64 = 0
   private var innerEnded = false
+  /// Faults that happen once (duplicate, reorder) and have.
+  private var fired = Set<Int>()
   private let decoder = JPEGDecoder()
   private let encoder = JPEGEncoder()
   /// Frames kept for a replay; more than this and the replay stops short.
@@ -193,11 +195,11 @@ final class FaultySource: FrameSource {
           frame.t = max(lastT + 1e-6, frame.t + (random.nextDouble() * 2 - 1) * amount)
         }
       }
-      for fault in faults {
+      for (number, fault) in faults.enumerated() {
         switch fault {
-        case .duplicate(let at, let count) where frame.t >= at && frame.t - at < 1e-9 + frameGap:
+        case .duplicate(let at, let count) where frame.t >= at && fired.insert(number).inserted:
           for _ in 0..<count { pending.append(frame) }
-        case .reorder(let at) where frame.t >= at && frame.t - at < 1e-9 + frameGap:
+        case .reorder(let at) where frame.t >= at && fired.insert(number).inserted:
           if var following = try nextRaw() {
             try applyPixelFaults(&following)
             // The later frame comes first, each keeping its own time.
@@ -367,12 +369,11 @@ final class TraceFrameFaults {
   private var lastT = -Double.infinity
   private var frozen: MeasurementFrame?
   private var held: MeasurementFrame?
-  private let frameGap: Double
+  private var fired = Set<Int>()
 
-  init(_ faults: [Fault], seed: UInt64, fps: Double = 30) {
+  init(_ faults: [Fault], seed: UInt64) {
     self.faults = faults
     random = SplitMix(seed: seed)
-    frameGap = 1 / fps
   }
 
   /// Faults a trace cannot have, by name (pixels, a camera).
@@ -429,12 +430,12 @@ final class TraceFrameFaults {
       lastT = max(lastT, second.t)
       return [first, second]
     }
-    for fault in faults {
+    for (number, fault) in faults.enumerated() {
       switch fault {
-      case .reorder(let at) where frame.t >= at && frame.t - at < 1e-9 + frameGap:
+      case .reorder(let at) where frame.t >= at && fired.insert(number).inserted:
         held = frame
         return []
-      case .duplicate(let at, let count) where frame.t >= at && frame.t - at < 1e-9 + frameGap:
+      case .duplicate(let at, let count) where frame.t >= at && fired.insert(number).inserted:
         out += Array(repeating: frame, count: count)
       default: break
       }

@@ -28,8 +28,8 @@ struct EstimatorsCommand: ParsableCommand {
     do { _ = try logging.bootstrap() } catch { throw fail(error) }
     let home: WorkbenchHome
     do { home = try WorkbenchHome.locate() } catch { throw fail(error) }
-    let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
-    let estimators = BuiltinEstimators.all() + plugins
+    let (_, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    let estimators = FlowSession.availableEstimators(home, logger: Logger(label: "workbench"))
     if json {
       let list: [JSONValue] = estimators.map { estimator in
         let descriptor = estimator.descriptor

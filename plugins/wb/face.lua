@@ -117,7 +117,7 @@ function face.blink(spec)
   local min_closed = (spec.min_ms or 40) / 1000
   local max_closed = (spec.max_ms or 700) / 1000
   local close_ratio = spec.close_ratio or 0.65
-  local open_ratio = spec.open_ratio or 0.85
+  local open_ratio = spec.open_ratio or 0.72
   local warmup = spec.baseline_frames or 5
   if close_ratio >= open_ratio then
     problems.add(where .. "wb.blink: close_ratio must be below open_ratio")

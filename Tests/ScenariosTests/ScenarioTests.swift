@@ -1,0 +1,289 @@
+import Capture
+import Foundation
+import Imaging
+import JSONCore
+import Measurements
+import TestSupport
+import Testing
+
+@testable import Scenarios
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+@Suite("Scenario files")
+struct ScenarioLoaderTests {
+  private func load(_ source: String, name: String = "case.lua") throws -> (TemporaryFolder, Result<[Scenario], Error>)
+  {
+    let folder = try TemporaryFolder()
+    let file = try folder.write(name, source)
+    return (folder, Result { try ScenarioRunner.load(file: file) })
+  }
+
+  @Test("a scenario: paths relative to its file, settings, faults and expectations")
+  func loads() throws {
+    let (folder, result) = try load(
+      """
+      local overtime = 2 * 2
+      return {
+        name = "flat copy", flow = "../flows/hkid.lua", input = { trace = "t.jsonl" },
+        set = { ["hkid.overtime"] = overtime }, seed = 9, lang = "zh-HK",
+        faults = { { drop = 0.25 }, { measure = { field = "card.tilt_y", set = 0, from = 1 } }, { unplug = { at = 2 } } },
+        expect = { result = { code = 4, reason = "overtime" }, events = { "status:BEGIN" }, absent = { "status:COMPLETE" },
+                   count = { ["status:FAR"] = 0 }, within = { ["result:overtime"] = { max = 4.5 } } },
+      }
+      """)
+    defer { folder.remove() }
+    let scenario = try #require(try result.get().first)
+    #expect(scenario.name == "flat copy")
+    #expect(scenario.flow == folder.path + "/../flows/hkid.lua")
+    #expect(scenario.input == .file(folder.path + "/t.jsonl"))
+    #expect(scenario.settings == ["hkid.overtime=4"])
+    #expect(scenario.seed == 9)
+    #expect(scenario.language == "zh-HK")
+    #expect(scenario.faults.count == 3)
+    #expect(scenario.faults.first == .dropRate(0.25))
+    #expect(scenario.expectations.code == 4)
+    #expect(scenario.expectations.reason == "overtime")
+    #expect(scenario.reproduce == "workbench test \(folder.path)/case.lua")
+  }
+
+  @Test("a file may return a list; each scenario can be run alone")
+  func list() throws {
+    let (folder, result) = try load(
+      """
+      local list = {}
+      for i, rate in ipairs { 0.1, 0.2, 0.3 } do
+        list[i] = { flow = "f.lua", input = "t.jsonl", faults = { { drop = rate } }, expect = { result = 0 } }
+      end
+      return list
+      """, name: "drops.lua")
+    defer { folder.remove() }
+    let scenarios = try result.get()
+    #expect(scenarios.map(\.name) == ["drops #1", "drops #2", "drops #3"])
+    #expect(scenarios[2].reproduce.hasSuffix("drops.lua --only 3"))
+  }
+
+  @Test("every mistake is named with the file and key, with a suggestion")
+  func mistakes() throws {
+    let (folder, result) = try load(
+      """
+      return { flow = "f.lua", inptu = "x", faults = { { dropp = 0.1 }, { measure = { field = "face.yaw" } } },
+               expect = { reslt = 0, events = "status:BEGIN" } }
+      """)
+    defer { folder.remove() }
+    guard case .failure(let error) = result else {
+      Issue.record("loaded")
+      return
+    }
+    let text = "\(error)"
+    #expect(text.contains("unknown key 'inptu'"), "\(text)")
+    #expect(text.contains("did you mean 'input'?") || text.contains("needs input"), "\(text)")
+    #expect(text.contains("unknown fault 'dropp'"), "\(text)")
+    #expect(text.contains("measure needs exactly one of add = N, scale = N or set = VALUE"), "\(text)")
+    #expect(text.contains("unknown key 'reslt'"), "\(text)")
+    #expect(text.contains("events takes a list of event names"), "\(text)")
+  }
+
+  @Test("functions, syntax errors and a missing return are reported")
+  func notData() throws {
+    let (a, functions) = try load(#"return { flow = "f.lua", input = "t", expect = { result = function() end } }"#)
+    defer { a.remove() }
+    #expect("\(functions)".contains("functions cannot be part of it"))
+    let (b, syntax) = try load("return { flow = ")
+    defer { b.remove() }
+    #expect("\(syntax)".contains("case.lua:1"))
+    let (c, nothing) = try load("local x = 1")
+    defer { c.remove() }
+    #expect("\(nothing)".contains("must return a scenario table"))
+  }
+}
+
+@Suite("Expectations")
+struct ExpectationTests {
+  private func event(_ type: String, _ fields: [(String, JSONValue)], t: Double = 0) -> JSONValue {
+    .object(JSONObject([("type", .string(type)), ("t", .number(t)), ("frame", .integer(0))] + fields))
+  }
+
+  private var run: [JSONValue] {
+    [
+      event("status", [("status", "BEGIN")], t: 0), event("hint", [("key", "card.place"), ("text", "Place it")], t: 0),
+      event("step", [("name", "flip right"), ("state", "passed")], t: 1.2),
+      event("intermediate", [("code", 1), ("reason", "first")], t: 1.2), event("status", [("status", "RESET")], t: 1.3),
+      event("result", [("success", false), ("code", 4), ("reason", "overtime")], t: 30),
+    ]
+  }
+
+  @Test("an ordered subsequence passes; a missing event says where it was expected and what came")
+  func ordered() throws {
+    var expect = Expectations()
+    expect.events = ["status:BEGIN", "step:flip right:passed", "intermediate:first", "result:overtime"]
+    expect.code = 4
+    #expect(expect.check(events: run, exitStatus: 1).isEmpty)
+    expect.events = ["status:BEGIN", "status:RESET", "intermediate:first"]
+    let failures = expect.check(events: run, exitStatus: 1)
+    #expect(failures.count == 1)
+    let failure = try #require(failures.first)
+    #expect(failure.contains("expected event 3 of 3, 'intermediate:first', after 'status:RESET'"), "\(failure)")
+    #expect(failure.contains("it came earlier, at t=  1.200  intermediate code 1 first"), "\(failure)")
+    #expect(failure.contains("around it:"))
+  }
+
+  @Test("result, exit, absent, counts and times")
+  func others() {
+    var expect = Expectations()
+    expect.code = 0
+    expect.exit = 0
+    expect.absent = ["status:RESET"]
+    expect.counts = [("status", .init(min: 3, max: nil))]
+    expect.within = [("intermediate:first", .init(min: nil, max: 1.0))]
+    let failures = expect.check(events: run, exitStatus: 1)
+    #expect(failures.count == 5, "\(failures)")
+    #expect(failures[0].hasPrefix("expected result code 0, got t= 30.000  result code 4 overtime"))
+    #expect(failures[1] == "expected exit status 0, got 1")
+    #expect(failures[2].hasPrefix("expected no 'status:RESET', but it came at t=  1.300  status RESET"))
+    #expect(failures[3] == "expected 'status' at least 3 times, got 2")
+    #expect(failures[4] == "expected 'intermediate:first' by 1.0 s, it came at 1.2 s")
+  }
+}
+
+@Suite("Suite output")
+struct SuiteOutputTests {
+  private let passed = ScenarioOutcome(
+    name: "passes", file: "qa/a.lua", reproduce: "workbench test qa/a.lua", failures: [], error: nil, exitStatus: 0,
+    result: "result code 0 passed", eventCount: 9, seconds: 0.25)
+  private let failed = ScenarioOutcome(
+    name: "fails <badly> & \"loud\"", file: "qa/b.lua", reproduce: "workbench test qa/b.lua",
+    failures: ["expected x\n    around it:"],
+    error: nil, exitStatus: 1, result: "result code 4 overtime", eventCount: 3, seconds: 0.5)
+
+  @Test("TAP: ok lines, and a YAML block with the failure and the command that reproduces it")
+  func tap() {
+    #expect(SuiteReport.tap(passed, number: 1) == "ok 1 - passes")
+    let text = SuiteReport.tap(failed, number: 2)
+    #expect(
+      text.hasPrefix("not ok 2 - fails <badly> & \"loud\"\n  ---\n  failures:\n    - expected x\n          around it:"))
+    #expect(text.contains("  reproduce: workbench test qa/b.lua\n  ..."))
+  }
+
+  @Test("JUnit XML: one suite per file, escaped, failures with their text")
+  func junit() throws {
+    let xml = SuiteReport.junit([passed, failed])
+    #expect(xml.contains(#"<testsuites name="workbench" tests="2" failures="1" errors="0" time="0.750">"#))
+    #expect(xml.contains(#"<testcase classname="qa.a" name="passes" file="qa/a.lua" time="0.250"/>"#))
+    #expect(xml.contains("name=\"fails &lt;badly&gt; &amp; &quot;loud&quot;\""))
+    #expect(xml.contains("<failure message=\"expected x\">expected x\n    around it:\nresult: result code 4 overtime"))
+    // Well-formed: Foundation's parser reads it.
+    let parser = XMLParser(data: Data(xml.utf8))
+    #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+  }
+
+  @Test("a worker's outcome survives the JSON round trip")
+  func roundTrip() throws {
+    let back = try #require(SuiteReport.outcome(json: SuiteReport.json(failed)))
+    #expect(back.name == failed.name)
+    #expect(back.failures == failed.failures)
+    #expect(back.exitStatus == 1)
+  }
+
+  @Test("shards split a suite without overlap or gaps")
+  func shards() throws {
+    let items = Array(0..<10)
+    var seen: [Int] = []
+    for k in 1...3 { seen += try #require(Shard.parse("\(k)/3")).select(items) }
+    #expect(seen.sorted() == items)
+    #expect(Shard.parse("0/3") == nil)
+    #expect(Shard.parse("4/3") == nil)
+    #expect(Shard.parse("x") == nil)
+  }
+}
+
+@Suite("Faults")
+struct FaultTests {
+  private final class Frames: FrameSource {
+    var frames: [CapturedFrame]
+    init(_ count: Int) {
+      let encoder = JPEGEncoder()
+      let image = ImageBuffer(width: 64, height: 48, format: .gray8)
+      for i in 0..<image.byteCount { image.pixels[i] = UInt8((i * 7) % 200 + 30) }
+      let jpeg = (try? encoder.encode(image)) ?? []
+      frames = (0..<count).map { CapturedFrame(index: Int64($0), t: Double($0) / 30, payload: .jpeg(jpeg)) }
+    }
+    var info: SourceInfo { SourceInfo(kind: "test", name: "test", fps: 30) }
+    func next() throws(CaptureError) -> CapturedFrame? { frames.isEmpty ? nil : frames.removeFirst() }
+    func close() {}
+  }
+
+  private func drain(_ source: FaultySource) throws -> [CapturedFrame] {
+    var out: [CapturedFrame] = []
+    while let frame = try source.next() { out.append(frame) }
+    return out
+  }
+
+  @Test("drop by list and by rate (from the seed: the same every time)")
+  func drops() throws {
+    let listed = try drain(FaultySource(Frames(10), faults: [.dropFrames([2, 3])], seed: 1))
+    #expect(listed.map(\.index) == [0, 1, 4, 5, 6, 7, 8, 9])
+    let a = try drain(FaultySource(Frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
+    let b = try drain(FaultySource(Frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
+    #expect(a == b)
+    #expect((220...260).contains(a.count), "\(a.count) kept")
+  }
+
+  @Test("duplicate, reorder, replay")
+  func times() throws {
+    let duplicated = try drain(FaultySource(Frames(5), faults: [.duplicate(at: 2.0 / 30, count: 2)], seed: 1))
+    #expect(duplicated.map(\.index) == [0, 1, 2, 2, 2, 3, 4])
+    let swapped = try drain(FaultySource(Frames(5), faults: [.reorder(at: 1.0 / 30)], seed: 1))
+    #expect(swapped.map(\.index) == [0, 2, 1, 3, 4])
+    #expect(swapped.map(\.t) == (0..<5).map { Double($0) / 30 })
+    let replayed = try drain(FaultySource(Frames(4), faults: [.replay(times: 3)], seed: 1))
+    #expect(replayed.map(\.index) == Array(0..<12))
+    #expect(zip(replayed, replayed.dropFirst()).allSatisfy { $0.t < $1.t })
+  }
+
+  @Test("unplug ends with the camera gone; corrupt garbles one frame; pixels change in their window")
+  func camera() throws {
+    let unplugged = FaultySource(Frames(10), faults: [.unplug(at: 0.1)], seed: 1)
+    var seen = 0
+    #expect(throws: CaptureError.self) {
+      while try unplugged.next() != nil { seen += 1 }
+    }
+    #expect(seen == 3)
+    let corrupt = try drain(FaultySource(Frames(5), faults: [.corrupt(frame: 1)], seed: 1))
+    let original = try drain(FaultySource(Frames(5), faults: [], seed: 1))
+    guard case .jpeg(let bad) = corrupt[1].payload, case .jpeg(let good) = original[1].payload else {
+      Issue.record("payloads")
+      return
+    }
+    #expect(bad != good)
+    #expect(throws: (any Error).self) {
+      try JPEGDecoder().decode(bad, into: ImageBuffer(format: .gray8), format: .gray8)
+    }
+    let dark = try drain(FaultySource(Frames(5), faults: [.pixels(.darken(factor: 0.1), from: 0.05, to: 0.1)], seed: 1))
+    #expect(
+      dark.map { if case .image = $0.payload { return true } else { return false } } == [
+        false, false, true, true, false,
+      ])
+  }
+
+  @Test("measurement faults: add, scale and set inside their window only")
+  func measurements() throws {
+    let schema = MeasurementSchema()
+    let yaw = try schema.node(path: "face.yaw").get()
+    let faults = MeasurementFaults([
+      .measure(field: "face.yaw", add: 20, scale: nil, set: nil, from: 1, to: 2),
+      .measure(field: "card.found", add: nil, scale: nil, set: .bool(false), from: 0, to: 10),
+    ])
+    var inside = MeasurementFrame(t: 1.5, index: 0)
+    inside[yaw] = .number(3)
+    faults.apply(&inside, schema: schema)
+    #expect(inside[yaw] == .number(23))
+    #expect(inside[try schema.node(path: "card.found").get()] == .bool(false))
+    var outside = MeasurementFrame(t: 2.5, index: 1)
+    outside[yaw] = .number(3)
+    faults.apply(&outside, schema: schema)
+    #expect(outside[yaw] == .number(3))
+  }
+}
