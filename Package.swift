@@ -74,6 +74,14 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
+    .target(name: "CardGeometry"),
+    // Synthetic card scenes: a card rendered over a table top from a keyframe schedule (docs/synth.md).
+    .target(
+      name: "CardScenes",
+      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "Reporting"]),
+    // The native ID-card estimator: detection, tracking, pose, glare, blur (docs/card.md).
+    .target(name: "CardEstimation", dependencies: ["CardGeometry", "Estimators", "Imaging", "Measurements"]),
     .target(
       name: "Flows",
       dependencies: [
@@ -85,7 +93,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
-        "LicenseActivation",
+        "LicenseActivation", "CardScenes",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -93,6 +101,7 @@ let package = Package(
       name: "workbench-bench",
       dependencies: [
         "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+        "CardGeometry", "CardScenes", "CardEstimation",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -103,6 +112,14 @@ let package = Package(
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
+    .testTarget(name: "CardGeometryTests", dependencies: ["CardGeometry"]),
+    .testTarget(
+      name: "CardScenesTests", dependencies: ["CardScenes", "CardGeometry", "Capture", "Imaging", "TestSupport"]),
+    .testTarget(
+      name: "CardEstimationTests",
+      dependencies: [
+        "CardEstimation", "CardScenes", "CardGeometry", "Estimators", "Measurements", "Imaging", "TestSupport",
+      ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
