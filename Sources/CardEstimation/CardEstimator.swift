@@ -88,6 +88,13 @@ public final class CardEstimator: Estimator {
   /// a card: 0 for a card seen by a camera of the assumed focal length; a
   /// wrong focal length or lens distortion adds some.
   static let maximumResidual = 0.12
+  /// The same when the focal length is given: only lens distortion and
+  /// noise are left, and a stricter bound keeps clutter from passing as a card.
+  static let maximumResidualKnownFocal = 0.08
+
+  private var residualLimit: Double {
+    settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
+  }
 
   public static let measurementNames = [
     "found", "corners.1.x", "corners.1.y", "corners.2.x", "corners.2.y", "corners.3.x", "corners.3.y", "corners.4.x",
@@ -166,6 +173,8 @@ public final class CardEstimator: Estimator {
     let camera = PinholeCamera(focal: focal, width: gray.width, height: gray.height)
     let minimumWidth = settings.minimumWidthRatio * Double(gray.width)
 
+    // The shape residual of a quadrilateral for this camera, nil for no card.
+    let shape = { (corners: [Point2]) -> Double? in self.orderedPose(corners, camera: camera)?.2 }
     var refined: EdgeRefiner.Result?
     var tracked = false
     if let previous = previousQuad {
@@ -173,8 +182,8 @@ public final class CardEstimator: Estimator {
       let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
       let motion = velocity.map(\.length).max() ?? 0
       let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
-      if let first = refiner.refine(gray, quad: predicted, reach: reach),
-        let second = refiner.refine(gray, quad: first.corners, reach: 3),
+      if let first = refiner.refine(gray, quad: predicted, reach: reach, shape: shape),
+        let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
         accept(second, camera: camera, minimumWidth: minimumWidth) != nil
       {
         refined = second
@@ -186,8 +195,8 @@ public final class CardEstimator: Estimator {
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
       for candidate in candidates {
-        guard let first = refiner.refine(gray, quad: candidate.corners, reach: 1.5 * coarse + 3),
-          let second = refiner.refine(gray, quad: first.corners, reach: 3),
+        guard let first = refiner.refine(gray, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
+          let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
           let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
         else { continue }
         let support = second.support.reduce(0, +) / 4
@@ -235,7 +244,7 @@ public final class CardEstimator: Estimator {
     let spread = (spreads[2] + spreads[3]) / 2
     let blur = exp(-max(0, spread - 0.7) * log(2) / 1.2)
     let support = result.support.reduce(0, +) / 4
-    let confidence = max(0, min(1, support * (1 - residual / Self.maximumResidual)))
+    let confidence = max(0, min(1, support * (1 - residual / residualLimit)))
     let widthRatio =
       (ordered[0].distance(to: ordered[1]) + ordered[3].distance(to: ordered[2])) / 2 / Double(gray.width)
     let observation = CardObservation(
@@ -256,8 +265,17 @@ public final class CardEstimator: Estimator {
     let height = Double(camera.height)
     guard result.corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
     else { return nil }
+    guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
+    let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
+    guard widthPixels >= minimumWidth else { return nil }
+    return best
+  }
+
+  /// The corners in printed order (unmirrored), the pose and the shape
+  /// residual of the upright card with those corners.
+  private func orderedPose(_ quad: [Point2], camera: PinholeCamera) -> ([Point2], CardPose, Double)? {
     // Unmirrored, clockwise on screen.
-    let corners = Quad.clockwise(result.corners.map { unmirror($0, width: camera.width) })
+    let corners = Quad.clockwise(quad.map { unmirror($0, width: camera.width) })
     var best: ([Point2], CardPose, Double)?
     for start in 0..<4 {
       let ordered = (0..<4).map { corners[(start + $0) % 4] }
@@ -268,9 +286,6 @@ public final class CardEstimator: Estimator {
       guard abs(pose.roll) < 90 else { continue }
       if best == nil || residual < best!.2 { best = (ordered, pose, residual) }
     }
-    guard let best, best.2 < Self.maximumResidual else { return nil }
-    let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
-    guard widthPixels >= minimumWidth else { return nil }
     return best
   }
 

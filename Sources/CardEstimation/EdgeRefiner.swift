@@ -23,7 +23,7 @@ final class EdgeRefiner {
   static let samplesPerSide = 32
   /// Steps kept per sample point: the true edge is not always the strongest
   /// (glare, a printed line near the edge, clutter behind the card).
-  static let stepsPerSample = 2
+  static let stepsPerSample = 3
   private static let maximumReach = 64
   private var xs = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
   private var ys = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
@@ -31,42 +31,65 @@ final class EdgeRefiner {
   private var mask = [Bool](repeating: false, count: samplesPerSide * stepsPerSample)
   private var spreads = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
   private var steps = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var profile = [Double](repeating: 0, count: 2 * maximumReach + 8)
-  private var scores = [Double](repeating: 0, count: 2 * maximumReach + 8)
+  /// Extra samples beyond the reach, to measure wide (blurred) steps.
+  private static let pad = 8
+  private var profile = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
+  private var scores = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
 
   /// Refines `quad` (clockwise, pixels of `gray`), looking up to `reach`
-  /// pixels either side of each edge. Nil when a side has too few edge points.
-  func refine(_ gray: ImageBuffer, quad: [Point2], reach: Double) -> Result? {
+  /// pixels either side of each edge. Each side may have two candidate
+  /// lines (the card's edge and a printed or background line beside it);
+  /// of the combinations, the one `shape` (the residual of a card with
+  /// those corners, nil when none could have them) likes best wins. Nil
+  /// when a side has too few edge points.
+  func refine(_ gray: ImageBuffer, quad: [Point2], reach: Double, shape: ([Point2]) -> Double?) -> Result? {
     let reach = max(2, min(Double(Self.maximumReach), reach))
-    let center = Point2(
-      quad.reduce(0) { $0 + $1.x } / 4, quad.reduce(0) { $0 + $1.y } / 4)
-    var lines: [Line2] = []
-    var support: [Double] = []
-    var spread: [Double] = []
-    var contrast: [Double] = []
+    let center = Point2(quad.reduce(0) { $0 + $1.x } / 4, quad.reduce(0) { $0 + $1.y } / 4)
+    var sides: [[SideFit]] = []
     for side in 0..<4 {
-      let a = quad[side]
-      let b = quad[(side + 1) % 4]
-      guard let fitted = refineSide(gray, a, b, center: center, reach: reach) else { return nil }
-      lines.append(fitted.line)
-      support.append(fitted.support)
-      spread.append(fitted.spread)
-      contrast.append(fitted.contrast)
+      let fits = refineSide(gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
+      guard !fits.isEmpty else { return nil }
+      sides.append(fits)
     }
-    var corners: [Point2] = []
-    for k in 0..<4 {
-      guard let corner = lines[(k + 3) % 4].intersection(lines[k]) else { return nil }
-      corners.append(corner)
+    var best: Result?
+    var bestScore = -1.0
+    for combination in 0..<16 {
+      var chosen: [SideFit] = []
+      for side in 0..<4 {
+        let pick = (combination >> side) & 1
+        guard pick < sides[side].count else { break }
+        chosen.append(sides[side][pick])
+      }
+      guard chosen.count == 4 else { continue }
+      var corners: [Point2] = []
+      for k in 0..<4 {
+        guard let corner = chosen[(k + 3) % 4].line.intersection(chosen[k].line) else { break }
+        corners.append(corner)
+      }
+      guard corners.count == 4, Quad.isConvex(corners), let residual = shape(corners) else { continue }
+      let support = chosen.reduce(0) { $0 + $1.support } / 4
+      let score = support * exp(-residual / CardDetector.residualScale)
+      if score > bestScore {
+        bestScore = score
+        best = Result(
+          corners: corners, support: chosen.map(\.support), spread: chosen.map(\.spread),
+          contrast: chosen.map(\.contrast))
+      }
     }
-    guard Quad.isConvex(corners) else { return nil }
-    return Result(corners: corners, support: support, spread: spread, contrast: contrast)
+    return best
   }
 
-  private func refineSide(_ gray: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Double) -> (
-    line: Line2, support: Double, spread: Double, contrast: Double
-  )? {
+  struct SideFit {
+    var line: Line2
+    var support: Double
+    var spread: Double
+    var contrast: Double
+  }
+
+  /// Up to two lines for the side a–b, the best supported first.
+  private func refineSide(_ gray: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Double) -> [SideFit] {
     let length = a.distance(to: b)
-    guard length > 4 else { return nil }
+    guard length > 4 else { return [] }
     let dx = (b.x - a.x) / length
     let dy = (b.y - a.y) / length
     // The normal pointing out of the quadrilateral.
@@ -79,6 +102,10 @@ final class EdgeRefiner {
     }
     let count = Self.samplesPerSide
     let steps = Int(reach.rounded(.up))
+    let pad = Self.pad
+    // Profile index of the expected edge; the profile spans ± (steps + pad).
+    let center = steps + pad + 1
+    let last = 2 * center
     let width = gray.width
     let height = gray.height
     let pixels = gray.pixels
@@ -103,8 +130,8 @@ final class EdgeRefiner {
       let px = a.x + (b.x - a.x) * s
       let py = a.y + (b.y - a.y) * s
       var complete = true
-      for k in 0...(2 * steps + 2) {
-        let o = Double(k - steps - 1)
+      for k in 0...last {
+        let o = Double(k - center)
         guard let value = sample(px + nx * o, py + ny * o) else {
           complete = false
           break
@@ -113,20 +140,21 @@ final class EdgeRefiner {
       }
       guard complete else { continue }
       // Steps, favouring those near the expected place.
-      for k in 1...(2 * steps + 1) {
+      for k in (center - steps)...(center + steps) {
         let derivative = abs(profile[k + 1] - profile[k - 1]) / 2
-        let o = Double(k - steps - 1)
+        let o = Double(k - center)
         scores[k] = derivative * (1 - 0.4 * abs(o) / Double(steps + 1))
       }
       for slot in 0..<slots {
         // The strongest local maximum not within 2 px of one already taken.
         var best = -1
         var bestScore = 0.0
-        for k in 2...(2 * steps) where scores[k] > bestScore && scores[k] >= scores[k - 1] && scores[k] >= scores[k + 1] {
+        for k in (center - steps + 1)...(center + steps - 1)
+        where scores[k] > bestScore && scores[k] >= scores[k - 1] && scores[k] >= scores[k + 1] {
           var taken = false
           for other in 0..<slot where mask[i * slots + other] {
             let otherOffset = (xs[i * slots + other] - px) * nx + (ys[i * slots + other] - py) * ny
-            if abs(Double(k - steps - 1) - otherOffset) < 2.5 { taken = true }
+            if abs(Double(k - center) - otherOffset) < 2.5 { taken = true }
           }
           if taken { continue }
           best = k
@@ -139,47 +167,67 @@ final class EdgeRefiner {
         let right = abs((profile[best + 2] - profile[best]) / 2)
         let denominator = left - 2 * peak + right
         let shift = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (left - right) / denominator)) : 0
-        let o = Double(best - steps - 1) + shift
+        let o = Double(best - center) + shift
         // The step's height and width: for a blurred step of height A with
         // a Gaussian profile of deviation σ, the peak slope is A / (σ √(2π)).
-        let outer = min(3, best, 2 * steps + 2 - best)
-        let height = abs(profile[best + outer] - profile[best - outer])
+        var outer = min(3, best, last - best)
+        var height = abs(profile[best + outer] - profile[best - outer])
+        var spread = height / (peak * (2 * Double.pi).squareRoot())
+        if spread > 1 {
+          // A wide step: measure its height further out.
+          outer = min(Int((2.5 * spread).rounded(.up)) + 1, best, last - best)
+          height = abs(profile[best + outer] - profile[best - outer])
+          spread = height / (peak * (2 * Double.pi).squareRoot())
+        }
         let index = i * slots + slot
         xs[index] = px + nx * o
         ys[index] = py + ny * o
         strengths[index] = bestScore
-        spreads[index] = height / (peak * (2 * Double.pi).squareRoot())
+        spreads[index] = spread
         self.steps[index] = height
         mask[index] = true
       }
       if mask[i * slots] { found += 1 }
     }
-    guard found >= count / 4 else { return nil }
+    guard found >= count / 4 else { return [] }
     // The line most sample points agree on (pairs of points far apart
-    // along the side), then a least-squares fit to its points.
+    // along the side), then a least-squares fit to its points; then the
+    // same again without those points, for a second choice.
+    var results: [SideFit] = []
+    var available = mask
+    for _ in 0..<2 {
+      guard let fit = consensusLine(count: count, available: available) else { break }
+      results.append(fit)
+      for index in 0..<count * slots where available[index] {
+        if abs(fit.line.distance(Point2(xs[index], ys[index]))) <= 2 { available[index] = false }
+      }
+    }
+    return results
+  }
+
+  private func consensusLine(count: Int, available: [Bool]) -> SideFit? {
+    let slots = Self.stepsPerSample
     let total = count * slots
     var bestLine: Line2?
     var bestVotes = 0
     var bestStrength = 0.0
     for i in 0..<count - count / 3 {
       for j in (i + count / 3)..<count {
-        for si in 0..<slots where mask[i * slots + si] {
-          for sj in 0..<slots where mask[j * slots + sj] {
+        for si in 0..<slots where available[i * slots + si] {
+          for sj in 0..<slots where available[j * slots + sj] {
             let p = Point2(xs[i * slots + si], ys[i * slots + si])
             let q = Point2(xs[j * slots + sj], ys[j * slots + sj])
             let candidate = Line2(through: p, q)
             var votes = 0
             var strength = 0.0
             for k in 0..<count {
-              var agrees = false
-              for sk in 0..<slots where mask[k * slots + sk] {
+              for sk in 0..<slots where available[k * slots + sk] {
                 if abs(candidate.distance(Point2(xs[k * slots + sk], ys[k * slots + sk]))) <= 1 {
-                  agrees = true
+                  votes += 1
                   strength += strengths[k * slots + sk]
                   break
                 }
               }
-              if agrees { votes += 1 }
             }
             if votes > bestVotes || (votes == bestVotes && strength > bestStrength) {
               bestVotes = votes
@@ -199,7 +247,7 @@ final class EdgeRefiner {
       for i in 0..<count {
         var nearest = -1
         var nearestDistance = pass == 0 ? 1.0 : 0.8
-        for si in 0..<slots where mask[i * slots + si] {
+        for si in 0..<slots where available[i * slots + si] {
           let distance = abs(line.distance(Point2(xs[i * slots + si], ys[i * slots + si])))
           if distance <= nearestDistance {
             nearest = i * slots + si
@@ -222,6 +270,9 @@ final class EdgeRefiner {
     guard inliers.count >= count / 4 else { return nil }
     inliers.sort()
     heights.sort()
-    return (line, Double(inliers.count) / Double(count), inliers[inliers.count / 2], heights[heights.count / 2])
+    return SideFit(
+      line: line, support: Double(inliers.count) / Double(count), spread: inliers[inliers.count / 2],
+      contrast: heights[heights.count / 2])
   }
+
 }

@@ -58,7 +58,7 @@ func still(_ keyframe: CardKeyframe) -> [CardKeyframe] { [keyframe] }
       name: "40° with partial glare",
       keyframe: CardKeyframe(
         t: 0, tiltY: 40, distance: .widthRatio(0.45), glare: 0.9, glareX: 0.7, glareY: 0.4, glareRadius: 0.12),
-      seed: 8),
+      seed: 12),
   ]
 
   @Test(arguments: poses)
@@ -158,7 +158,7 @@ func still(_ keyframe: CardKeyframe) -> [CardKeyframe] { [keyframe] }
       [
         CardKeyframe(t: 0, distance: .widthRatio(0.45), offsetX: -0.15),
         CardKeyframe(t: 1, distance: .widthRatio(0.45), offsetX: 0.15),
-      ], fps: 10, shutter: 1, interpolation: .linear)
+      ], fps: 10, shutter: 0.5, interpolation: .linear)
     let smeared = try #require(moving.run(frame: 5).0)
     #expect(smeared.blur < scores[0] - 0.2)
   }
