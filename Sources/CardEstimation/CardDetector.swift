@@ -55,7 +55,7 @@ final class CardDetector {
   /// Candidates in `gray`, best first (at most `limit`). `camera` is the
   /// camera in `gray`'s coordinates; `minimumWidth` the shortest card
   /// width to look for, pixels of `gray`.
-  func detect(_ gray: ImageBuffer, camera: PinholeCamera, minimumWidth: Double, limit: Int = 4) -> [Candidate] {
+  func detect(_ gray: ImageBuffer, camera: PinholeCamera, minimumWidth: Double, limit: Int = 8) -> [Candidate] {
     let scale = Double(gray.width) / Double(min(workingWidth, gray.width))
     let width = Int((Double(gray.width) / scale).rounded())
     let height = max(8, Int((Double(gray.height) / scale).rounded()))

@@ -96,6 +96,9 @@ public final class CardEstimator: Estimator {
     settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
   }
 
+  /// The card is looked for held in landscape, rolled at most this much.
+  public static let maximumRoll = 60.0
+
   public static let measurementNames = [
     "found", "corners.1.x", "corners.1.y", "corners.2.x", "corners.2.y", "corners.3.x", "corners.3.y", "corners.4.x",
     "corners.4.y", "width_ratio", "distance_mm", "tilt_x", "tilt_y", "roll", "speed", "glare", "blur", "confidence",
@@ -282,8 +285,8 @@ public final class CardEstimator: Estimator {
       guard let h = Homography(from: CardFormat.corners, to: ordered),
         let (pose, residual) = CardPose.from(homography: h, camera: camera)
       else { continue }
-      // Upright: the printed top edge runs left to right (|roll| < 90°).
-      guard abs(pose.roll) < 90 else { continue }
+      // Held in landscape: the printed top edge runs left to right.
+      guard abs(pose.roll) <= Self.maximumRoll else { continue }
       if best == nil || residual < best!.2 { best = (ordered, pose, residual) }
     }
     return best

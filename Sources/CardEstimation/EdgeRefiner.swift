@@ -109,9 +109,11 @@ final class EdgeRefiner {
     let width = gray.width
     let height = gray.height
     let pixels = gray.pixels
-    // Bilinear luma, or nil outside the image.
-    func sample(_ x: Double, _ y: Double) -> Double? {
-      guard x >= 0, y >= 0, x <= Double(width - 1), y <= Double(height - 1) else { return nil }
+    // Bilinear luma; outside the image, the nearest pixel inside, so that
+    // a card near the frame's border keeps its samples.
+    func sample(_ x: Double, _ y: Double) -> Double {
+      let x = max(0, min(Double(width - 1), x))
+      let y = max(0, min(Double(height - 1), y))
       let ix = min(width - 2, Int(x))
       let iy = min(height - 2, Int(y))
       let fx = x - Double(ix)
@@ -129,16 +131,12 @@ final class EdgeRefiner {
       let s = 0.1 + 0.8 * (Double(i) + 0.5) / Double(count)
       let px = a.x + (b.x - a.x) * s
       let py = a.y + (b.y - a.y) * s
-      var complete = true
+      // The expected edge point itself must be inside the image.
+      guard px >= 0, py >= 0, px <= Double(width - 1), py <= Double(height - 1) else { continue }
       for k in 0...last {
         let o = Double(k - center)
-        guard let value = sample(px + nx * o, py + ny * o) else {
-          complete = false
-          break
-        }
-        profile[k] = value
+        profile[k] = sample(px + nx * o, py + ny * o)
       }
-      guard complete else { continue }
       // Steps, favouring those near the expected place.
       for k in (center - steps)...(center + steps) {
         let derivative = abs(profile[k + 1] - profile[k - 1]) / 2

@@ -1,13 +1,14 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging or quality
+//   workbench-bench flow       one group: flow, imaging, quality or card
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
   ("flow", runFlowBenchmarks),
   ("imaging", runImagingBenchmarks),
   ("quality", runQualityBenchmarks),
+  ("card", runCardBenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
