@@ -95,6 +95,14 @@ let package = Package(
         "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
+    .target(name: "CardGeometry"),
+    // Synthetic card scenes: a card rendered over a table top from a keyframe schedule (docs/synth.md).
+    .target(
+      name: "CardScenes",
+      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "Reporting"]),
+    // The native ID-card estimator: detection, tracking, pose, glare, blur (docs/card.md).
+    .target(name: "CardEstimation", dependencies: ["CardGeometry", "Estimators", "Imaging", "Measurements"]),
     .target(
       name: "Flows",
       dependencies: [
@@ -106,8 +114,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
-        "Scenarios",
-        "LicenseActivation",
+        "Scenarios", "LicenseActivation", "CardScenes",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -115,7 +122,7 @@ let package = Package(
       name: "workbench-bench",
       dependencies: [
         "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
-        "FaceEstimation",
+        "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -131,6 +138,14 @@ let package = Package(
       dependencies: [
         "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(name: "CardGeometryTests", dependencies: ["CardGeometry"]),
+    .testTarget(
+      name: "CardScenesTests", dependencies: ["CardScenes", "CardGeometry", "Capture", "Imaging", "TestSupport"]),
+    .testTarget(
+      name: "CardEstimationTests",
+      dependencies: [
+        "CardEstimation", "CardScenes", "CardGeometry", "Estimators", "Measurements", "Imaging", "TestSupport",
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(

@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging, quality or face
+//   workbench-bench flow       one group: flow, imaging, quality, face or card
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -9,6 +9,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("imaging", runImagingBenchmarks),
   ("quality", runQualityBenchmarks),
   ("face", runFaceBenchmarks),
+  ("card", runCardBenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

@@ -23,7 +23,7 @@ struct Workbench: ParsableCommand {
     version: WorkbenchVersion.current,
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
-      DevicesCommand.self,
+      DevicesCommand.self, SynthCommand.self,
       LicenseCommand.self, VerifyCommand.self, TestCommand.self,
     ])
 }

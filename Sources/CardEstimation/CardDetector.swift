@@ -1,0 +1,376 @@
+import CardGeometry
+import Foundation
+import Imaging
+
+/// Finds card-shaped quadrilaterals in a frame without any prior: on a
+/// copy about `workingWidth` pixels wide it keeps thin edges (Sobel,
+/// non-maximum suppression), finds straight lines with a Hough transform
+/// voted along each edge's gradient, refits each line to its edge points
+/// and records where along it there are edges. Every pair of roughly
+/// opposite lines with another such pair makes a quadrilateral; it is kept
+/// when each side is mostly backed by edges (corners excluded, which are
+/// rounded on a card) and a card seen by the camera could have that shape.
+/// Buffers are allocated once and reused.
+final class CardDetector {
+  let workingWidth: Int
+  private let work = ImageBuffer(format: .gray8)
+  private var magnitude: [Float] = []
+  private var gradX: [Float] = []
+  private var gradY: [Float] = []
+  // Edge points.
+  private var edgeX: [Float] = []
+  private var edgeY: [Float] = []
+  private var edgeAngle: [Float] = []
+  private var edgeCount = 0
+  // Hough space: 180 one-degree angles × offsets of one pixel.
+  private static let angleBins = 180
+  private var accumulator: [Int32] = []
+  private var offsetBins = 0
+  private let cosines: [Double] = (0..<180).map { cos(Double($0) * .pi / 180) }
+  private let sines: [Double] = (0..<180).map { sin(Double($0) * .pi / 180) }
+  // Lines found and, per line, prefix sums of the edge occupancy along it.
+  private(set) var lines: [Line2] = []
+  private var occupancy: [Int32] = []
+  private var occupancyLength = 0
+  private static let occupancyBin = 2.0
+  static let maximumLines = 60
+
+  /// Sobel magnitude below which a pixel is no edge (about a 10-level step).
+  static let edgeThreshold: Float = 40
+
+  /// How fast a candidate's score falls with its shape residual: a card
+  /// seen by the right camera has none, an inner rectangle of the card (below
+  /// its header band, say) a few hundredths.
+  static let residualScale = 0.04
+
+  init(workingWidth: Int) { self.workingWidth = max(64, workingWidth) }
+
+  /// A candidate found by `detect`: corners in the coordinates of the
+  /// image given to `detect`, clockwise on screen, and its score.
+  struct Candidate {
+    var corners: [Point2]
+    var score: Double
+  }
+
+  /// Candidates in `gray`, best first (at most `limit`). `camera` is the
+  /// camera in `gray`'s coordinates; `minimumWidth` the shortest card
+  /// width to look for, pixels of `gray`.
+  func detect(_ gray: ImageBuffer, camera: PinholeCamera, minimumWidth: Double, limit: Int = 8) -> [Candidate] {
+    let scale = Double(gray.width) / Double(min(workingWidth, gray.width))
+    let width = Int((Double(gray.width) / scale).rounded())
+    let height = max(8, Int((Double(gray.height) / scale).rounded()))
+    guard (try? ImageConversion.resize(gray, width: width, height: height, into: work)) != nil else { return [] }
+    let scaleX = Double(gray.width) / Double(width)
+    let scaleY = Double(gray.height) / Double(height)
+    findEdges()
+    let minimumSide = max(8, minimumWidth / scaleX / CardFormat.aspectRatio * 0.6)
+    findLines(minimumVotes: Int32(max(10, minimumSide * 0.7)))
+    // The camera as seen in the working image.
+    let workCamera = PinholeCamera(focal: camera.focal / scaleX, width: width, height: height)
+    var candidates = quads(minimumSide: minimumSide, camera: workCamera)
+    candidates.sort { $0.score > $1.score }
+    return candidates.prefix(limit).map { candidate in
+      // From working-pixel centres to `gray`'s pixel centres.
+      Candidate(
+        corners: candidate.corners.map { Point2(($0.x + 0.5) * scaleX - 0.5, ($0.y + 0.5) * scaleY - 0.5) },
+        score: candidate.score)
+    }
+  }
+
+  private func findEdges() {
+    let width = work.width
+    let height = work.height
+    let count = width * height
+    if magnitude.count < count {
+      magnitude = [Float](repeating: 0, count: count)
+      gradX = magnitude
+      gradY = magnitude
+      edgeX = magnitude
+      edgeY = magnitude
+      edgeAngle = magnitude
+    }
+    let pixels = work.pixels
+    magnitude.withUnsafeMutableBufferPointer { mag in
+      gradX.withUnsafeMutableBufferPointer { gx in
+        gradY.withUnsafeMutableBufferPointer { gy in
+          for index in 0..<width { mag[index] = 0 }
+          for index in (height - 1) * width..<count { mag[index] = 0 }
+          for y in 1..<height - 1 {
+            let row = y * width
+            mag[row] = 0
+            mag[row + width - 1] = 0
+            for x in 1..<width - 1 {
+              let i = row + x
+              let a = Int32(pixels[i - width - 1])
+              let b = Int32(pixels[i - width])
+              let c = Int32(pixels[i - width + 1])
+              let d = Int32(pixels[i - 1])
+              let f = Int32(pixels[i + 1])
+              let g = Int32(pixels[i + width - 1])
+              let h = Int32(pixels[i + width])
+              let k = Int32(pixels[i + width + 1])
+              let sx = Float((c &+ 2 &* f &+ k) &- (a &+ 2 &* d &+ g))
+              let sy = Float((g &+ 2 &* h &+ k) &- (a &+ 2 &* b &+ c))
+              gx[i] = sx
+              gy[i] = sy
+              mag[i] = (sx * sx + sy * sy).squareRoot()
+            }
+          }
+        }
+      }
+    }
+    edgeCount = 0
+    let threshold = Self.edgeThreshold
+    magnitude.withUnsafeBufferPointer { mag in
+      gradX.withUnsafeBufferPointer { gx in
+        gradY.withUnsafeBufferPointer { gy in
+          edgeX.withUnsafeMutableBufferPointer { ex in
+            edgeY.withUnsafeMutableBufferPointer { ey in
+              edgeAngle.withUnsafeMutableBufferPointer { ea in
+                for y in 2..<height - 2 {
+                  for x in 2..<width - 2 {
+                    let i = y * width + x
+                    let m = mag[i]
+                    guard m >= threshold else { continue }
+                    // Thin: keep the maximum across the edge (4 directions).
+                    let ax = abs(gx[i])
+                    let ay = abs(gy[i])
+                    let before: Float
+                    let after: Float
+                    if ax > 2.414 * ay {
+                      before = mag[i - 1]
+                      after = mag[i + 1]
+                    } else if ay > 2.414 * ax {
+                      before = mag[i - width]
+                      after = mag[i + width]
+                    } else if (gx[i] > 0) == (gy[i] > 0) {
+                      before = mag[i - width - 1]
+                      after = mag[i + width + 1]
+                    } else {
+                      before = mag[i - width + 1]
+                      after = mag[i + width - 1]
+                    }
+                    guard m >= before, m > after else { continue }
+                    var angle = atan2(gy[i], gx[i])
+                    if angle < 0 { angle += .pi }
+                    if angle >= .pi { angle -= .pi }
+                    ex[edgeCount] = Float(x)
+                    ey[edgeCount] = Float(y)
+                    ea[edgeCount] = angle
+                    edgeCount += 1
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private func findLines(minimumVotes: Int32) {
+    let width = work.width
+    let height = work.height
+    let diagonal = Int((Double(width * width + height * height)).squareRoot().rounded(.up)) + 2
+    offsetBins = 2 * diagonal + 1
+    let bins = Self.angleBins
+    let cells = bins * offsetBins
+    if accumulator.count < cells { accumulator = [Int32](repeating: 0, count: cells) }
+    let offsetBins = self.offsetBins
+    accumulator.withUnsafeMutableBufferPointer { votes in
+      votes.baseAddress!.update(repeating: 0, count: cells)
+      for e in 0..<edgeCount {
+        let x = Double(edgeX[e])
+        let y = Double(edgeY[e])
+        let center = Int(Double(edgeAngle[e]) * 180 / .pi + 0.5)
+        for bin in center - 3...center + 3 {
+          var b = bin
+          var sign = 1.0
+          if b < 0 {
+            b += bins
+            sign = -1
+          } else if b >= bins {
+            b -= bins
+            sign = -1
+          }
+          let rho = sign * (x * cosines[b] + y * sines[b])
+          let r = Int(rho + Double(diagonal) + 0.5)
+          votes[b * offsetBins + r] &+= 1
+        }
+      }
+    }
+    // Peaks: local maxima over ±3° and ±3 px, strongest first.
+    var peaks: [(votes: Int32, angle: Int, offset: Int)] = []
+    accumulator.withUnsafeBufferPointer { votes in
+      for b in 0..<bins {
+        for r in 3..<offsetBins - 3 {
+          let v = votes[b * offsetBins + r]
+          guard v >= minimumVotes else { continue }
+          var isPeak = true
+          search: for db in -3...3 {
+            var nb = b + db
+            var nr = r
+            if nb < 0 {
+              nb += bins
+              nr = offsetBins - 1 - r
+            } else if nb >= bins {
+              nb -= bins
+              nr = offsetBins - 1 - r
+            }
+            for dr in -3...3 {
+              let rr = nr + dr
+              guard rr >= 0, rr < offsetBins, db != 0 || dr != 0 else { continue }
+              let other = votes[nb * offsetBins + rr]
+              if other > v || (other == v && (db < 0 || (db == 0 && dr < 0))) {
+                isPeak = false
+                break search
+              }
+            }
+          }
+          if isPeak { peaks.append((v, b, r)) }
+        }
+      }
+    }
+    peaks.sort { $0.votes > $1.votes }
+    // Refit each line to its own edge points and note where along it they are.
+    lines.removeAll(keepingCapacity: true)
+    occupancyLength = Int(Double(offsetBins) / Self.occupancyBin) + 2
+    let needed = Self.maximumLines * occupancyLength
+    if occupancy.count < needed { occupancy = [Int32](repeating: 0, count: needed) }
+    var xs = [Double](repeating: 0, count: 0)
+    var ys = [Double](repeating: 0, count: 0)
+    xs.reserveCapacity(512)
+    ys.reserveCapacity(512)
+    for peak in peaks where lines.count < Self.maximumLines {
+      let theta = Double(peak.angle) * .pi / 180
+      let rho = Double(peak.offset - diagonal)
+      var line = Line2(nx: cos(theta), ny: sin(theta), offset: rho)
+      for pass in 0..<2 {
+        xs.removeAll(keepingCapacity: true)
+        ys.removeAll(keepingCapacity: true)
+        let reach = pass == 0 ? 1.5 : 1.0
+        let lineAngle = atan2(line.ny, line.nx)
+        for e in 0..<edgeCount {
+          let x = Double(edgeX[e])
+          let y = Double(edgeY[e])
+          guard abs(line.nx * x + line.ny * y - line.offset) <= reach else { continue }
+          var difference = abs(Double(edgeAngle[e]) - lineAngle).truncatingRemainder(dividingBy: .pi)
+          if difference > .pi / 2 { difference = .pi - difference }
+          guard difference < 0.14 else { continue }
+          xs.append(x)
+          ys.append(y)
+        }
+        guard xs.count >= 2 else { break }
+        let mask = [Bool](repeating: true, count: xs.count)
+        if pass == 0, let fitted = Line2.fit(xs, ys, count: xs.count, mask: mask) { line = fitted }
+      }
+      guard xs.count >= Int(minimumVotes) / 2 else { continue }
+      // Skip a line that is a near copy of one already kept.
+      let duplicate = lines.contains { other in
+        abs(other.nx * line.nx + other.ny * line.ny) > 0.9986
+          && abs(other.offset - line.offset * (other.nx * line.nx + other.ny * line.ny > 0 ? 1 : -1)) < 2
+      }
+      if duplicate { continue }
+      let base = lines.count * occupancyLength
+      occupancy.withUnsafeMutableBufferPointer { occupied in
+        let row = occupied.baseAddress! + base
+        row.update(repeating: 0, count: occupancyLength)
+        for i in 0..<xs.count {
+          let t = -line.ny * xs[i] + line.nx * ys[i]
+          let bin = Int((t + Double(diagonal)) / Self.occupancyBin) + 1
+          if bin >= 1 && bin < occupancyLength { row[bin] = 1 }
+        }
+        for bin in 1..<occupancyLength { row[bin] += row[bin - 1] }
+      }
+      lines.append(line)
+    }
+    self.diagonal = Double(diagonal)
+  }
+
+  private var diagonal = 0.0
+
+  /// The share of the middle of segment a–b on line `index` that has edges.
+  func support(line index: Int, _ a: Point2, _ b: Point2) -> Double {
+    let line = lines[index]
+    var ta = -line.ny * a.x + line.nx * a.y
+    var tb = -line.ny * b.x + line.nx * b.y
+    if ta > tb { swap(&ta, &tb) }
+    let length = tb - ta
+    // Leave out the ends: the rounded corners and the neighbour sides.
+    let start = ta + 0.12 * length
+    let end = tb - 0.12 * length
+    let first = max(1, Int((start + diagonal) / Self.occupancyBin) + 1)
+    let last = min(occupancyLength - 1, Int((end + diagonal) / Self.occupancyBin) + 1)
+    guard last > first else { return 0 }
+    let base = index * occupancyLength
+    let hits = occupancy[base + last] - occupancy[base + first - 1]
+    return Double(hits) / Double(last - first + 1)
+  }
+
+  private func quads(minimumSide: Double, camera: PinholeCamera) -> [Candidate] {
+    let count = lines.count
+    guard count >= 4 else { return [] }
+    let width = Double(work.width)
+    let height = Double(work.height)
+    // Roughly opposite pairs: within 40° of each other, far enough apart.
+    var pairs: [(Int, Int)] = []
+    for i in 0..<count {
+      for j in i + 1..<count {
+        let cosine = lines[i].nx * lines[j].nx + lines[i].ny * lines[j].ny
+        guard abs(cosine) > 0.766 else { continue }
+        let separation = abs(lines[i].offset - lines[j].offset * (cosine > 0 ? 1 : -1))
+        guard separation >= minimumSide else { continue }
+        pairs.append((i, j))
+      }
+    }
+    var found: [Candidate] = []
+    let cardCorners = CardFormat.corners
+    for p in 0..<pairs.count {
+      let (a1, a2) = pairs[p]
+      for q in p + 1..<pairs.count {
+        let (b1, b2) = pairs[q]
+        guard a1 != b1, a1 != b2, a2 != b1, a2 != b2 else { continue }
+        // The two directions must differ by 35° or more.
+        let cosine = abs(lines[a1].nx * lines[b1].nx + lines[a1].ny * lines[b1].ny)
+        guard cosine < 0.82 else { continue }
+        guard let c0 = lines[a1].intersection(lines[b1]), let c1 = lines[b1].intersection(lines[a2]),
+          let c2 = lines[a2].intersection(lines[b2]), let c3 = lines[b2].intersection(lines[a1])
+        else { continue }
+        let corners = [c0, c1, c2, c3]
+        guard corners.allSatisfy({ $0.x >= -1 && $0.y >= -1 && $0.x <= width && $0.y <= height }) else { continue }
+        guard Quad.isConvex(corners) else { continue }
+        var sides = [0.0, 0, 0, 0]
+        var shortest = Double.infinity
+        for k in 0..<4 {
+          sides[k] = corners[k].distance(to: corners[(k + 1) % 4])
+          shortest = min(shortest, sides[k])
+        }
+        guard shortest >= minimumSide * 0.6 else { continue }
+        let s0 = support(line: b1, c0, c1)
+        guard s0 >= 0.3 else { continue }
+        let s1 = support(line: a2, c1, c2)
+        guard s1 >= 0.3 else { continue }
+        let s2 = support(line: b2, c2, c3)
+        guard s2 >= 0.3 else { continue }
+        let s3 = support(line: a1, c3, c0)
+        guard s3 >= 0.3 else { continue }
+        let mean = (s0 + s1 + s2 + s3) / 4
+        guard mean >= 0.65 else { continue }
+        // A card's shape for this camera, in one of its two orientations.
+        let ordered = Quad.clockwise(corners)
+        var residual = Double.infinity
+        for start in 0..<2 {
+          let image = (0..<4).map { ordered[(start + $0) % 4] }
+          guard let h = Homography(from: cardCorners, to: image),
+            let result = CardPose.from(homography: h, camera: camera)
+          else { continue }
+          residual = min(residual, result.residual)
+        }
+        guard residual < 0.2 else { continue }
+        let perimeter = s0 * sides[0] + s1 * sides[1] + s2 * sides[2] + s3 * sides[3]
+        found.append(Candidate(corners: ordered, score: perimeter * mean * exp(-residual / Self.residualScale)))
+      }
+    }
+    return found
+  }
+}

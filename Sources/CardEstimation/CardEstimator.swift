@@ -1,0 +1,393 @@
+import CardGeometry
+import Estimators
+import Foundation
+import Imaging
+import Measurements
+
+/// What the card estimator is told (docs/card.md).
+public struct CardEstimatorSettings: Sendable, Equatable {
+  /// The camera's focal length in pixels of the frame as captured; nil to
+  /// assume a 60° horizontal field of view.
+  public var focalLength: Double?
+  /// The frames are mirror images (a "selfie" preview): corners and
+  /// tilt_y (and roll) are given for the card as it really is.
+  public var mirror: Bool
+  /// Width of the image the detector searches, pixels.
+  public var workingWidth: Int
+  /// The narrowest card looked for, as a share of the frame width.
+  public var minimumWidthRatio: Double
+  /// Luma at and above which a card pixel counts as glare.
+  public var glareLevel: UInt8
+  /// Where the portrait is, for `cropPortrait`.
+  public var layout: CardLayout
+  /// Size of the rectified card image.
+  public var rectifiedWidth: Int
+  public var rectifiedHeight: Int
+
+  public init(
+    focalLength: Double? = nil, mirror: Bool = false, workingWidth: Int = 320, minimumWidthRatio: Double = 0.12,
+    glareLevel: UInt8 = 250, layout: CardLayout = .hongKongIdentityCard, rectifiedWidth: Int = 428,
+    rectifiedHeight: Int = 270
+  ) {
+    self.focalLength = focalLength
+    self.mirror = mirror
+    self.workingWidth = workingWidth
+    self.minimumWidthRatio = minimumWidthRatio
+    self.glareLevel = glareLevel
+    self.layout = layout
+    self.rectifiedWidth = rectifiedWidth
+    self.rectifiedHeight = rectifiedHeight
+  }
+}
+
+/// The card in one frame.
+public struct CardObservation: Sendable, Equatable {
+  /// Top-left, top-right, bottom-right, bottom-left as printed, in pixels
+  /// of the frame as captured (pixel centres at whole numbers).
+  public var corners: [Point2]
+  public var pose: CardPose
+  /// Mean length of the top and bottom edges over the frame width.
+  public var widthRatio: Double
+  /// Degrees per second, smoothed; 0 on the first frame of a track.
+  public var speed: Double
+  /// Share of the card's pixels at or above the glare level.
+  public var glare: Double
+  /// 1 sharp … 0 smeared (docs/card.md).
+  public var blur: Double
+  public var confidence: Double
+  /// Whether it was found by following the previous frame's card.
+  public var tracked: Bool
+}
+
+/// The ID-card estimator: finds an ID-1 card, follows it from frame to
+/// frame, and measures its pose, size, speed, glare and sharpness
+/// (docs/card.md). One instance per run, used from one thread.
+public final class CardEstimator: Estimator {
+  public let settings: CardEstimatorSettings
+  public let descriptor: EstimatorDescriptor
+  /// The card as printed, perspective removed (gray8, `rectifiedWidth` ×
+  /// `rectifiedHeight`); valid when `lastObservation` is not nil, until the
+  /// next frame.
+  public let lastRectified = ImageBuffer(format: .gray8)
+  /// The card in the last frame, nil when none was found.
+  public private(set) var lastObservation: CardObservation?
+
+  private let prefix: String
+  private let detector: CardDetector
+  private let refiner = EdgeRefiner()
+  private var nodes: [String: Int] = [:]
+  private var tableNodes: [Int] = []
+  // Tracking state, in the coordinates of the image searched (unmirrored).
+  private var previousQuad: [Point2]?
+  private var velocity: [Point2] = []
+  private var previousPose: CardPose?
+  private var previousTime = 0.0
+  private var smoothedSpeed: Double?
+
+  /// The largest shape residual (`CardPose.from(homography:camera:)`) of
+  /// a card: 0 for a card seen by a camera of the assumed focal length; a
+  /// wrong focal length or lens distortion adds some.
+  static let maximumResidual = 0.12
+  /// The same when the focal length is given: only lens distortion and
+  /// noise are left, and a stricter bound keeps clutter from passing as a card.
+  static let maximumResidualKnownFocal = 0.08
+
+  private var residualLimit: Double {
+    settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
+  }
+
+  /// The card is looked for held in landscape, rolled at most this much.
+  public static let maximumRoll = 60.0
+
+  public static let measurementNames = [
+    "found", "corners.1.x", "corners.1.y", "corners.2.x", "corners.2.y", "corners.3.x", "corners.3.y", "corners.4.x",
+    "corners.4.y", "width_ratio", "distance_mm", "tilt_x", "tilt_y", "roll", "speed", "glare", "blur", "confidence",
+  ]
+
+  public init(settings: CardEstimatorSettings = CardEstimatorSettings(), prefix: String = "card") {
+    self.settings = settings
+    self.prefix = prefix
+    detector = CardDetector(workingWidth: settings.workingWidth)
+    descriptor = EstimatorDescriptor(
+      name: prefix, summary: "ID-1 card: corners, pose (tilt, distance), speed, glare, blur",
+      provides: Self.measurementNames.map { prefix + "." + $0 })
+    lastRectified.reshape(width: settings.rectifiedWidth, height: settings.rectifiedHeight, format: .gray8)
+  }
+
+  public func prepare(schema: MeasurementSchema) throws(EstimatorError) {
+    var tables = Set<Int>()
+    for name in Self.measurementNames {
+      let node = try schema.valueNode(prefix + "." + name, estimator: descriptor.name)
+      nodes[name] = node
+      tables.formUnion(schema.ancestors(of: node))
+    }
+    tableNodes = tables.sorted()
+  }
+
+  public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
+    let sourceWidth = frame.sourceWidth > 0 ? frame.sourceWidth : frame.width
+    let sourceHeight = frame.sourceHeight > 0 ? frame.sourceHeight : frame.height
+    let observation = process(gray: frame.gray, t: frame.t, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+    guard let found = nodes["found"] else { return }
+    for node in tableNodes { measurements[node] = .table }
+    measurements[found] = .bool(observation != nil)
+    guard let observation else { return }
+    func put(_ name: String, _ value: Double, _ places: Double = 1000) {
+      if let node = nodes[name] { measurements[node] = .number((value * places).rounded() / places) }
+    }
+    for (index, corner) in observation.corners.enumerated() {
+      put("corners.\(index + 1).x", corner.x, 100)
+      put("corners.\(index + 1).y", corner.y, 100)
+    }
+    put("width_ratio", observation.widthRatio, 10_000)
+    put("distance_mm", observation.pose.distance, 10)
+    put("tilt_x", observation.pose.tiltX, 100)
+    put("tilt_y", observation.pose.tiltY, 100)
+    put("roll", observation.pose.roll, 100)
+    put("speed", observation.speed, 10)
+    put("glare", observation.glare)
+    put("blur", observation.blur)
+    put("confidence", observation.confidence)
+  }
+
+  /// Forgets the card being followed (the next frame is searched afresh).
+  public func reset() {
+    previousQuad = nil
+    previousPose = nil
+    velocity = []
+    smoothedSpeed = nil
+    lastObservation = nil
+  }
+
+  /// Looks for the card in `gray` (the frame's luma, possibly scaled down
+  /// from `sourceWidth` × `sourceHeight`), taken at `t` seconds.
+  @discardableResult
+  public func process(gray: ImageBuffer, t: Double, sourceWidth: Int? = nil, sourceHeight: Int? = nil)
+    -> CardObservation?
+  {
+    lastObservation = nil
+    guard gray.format == .gray8, gray.width >= 32, gray.height >= 32 else {
+      reset()
+      return nil
+    }
+    let sourceWidth = sourceWidth ?? gray.width
+    let toSource = Double(sourceWidth) / Double(gray.width)
+    let focal = (settings.focalLength ?? PinholeCamera.focal(width: sourceWidth)) / toSource
+    let camera = PinholeCamera(focal: focal, width: gray.width, height: gray.height)
+    let minimumWidth = settings.minimumWidthRatio * Double(gray.width)
+
+    // The shape residual of a quadrilateral for this camera, nil for no card.
+    let shape = { (corners: [Point2]) -> Double? in self.orderedPose(corners, camera: camera)?.2 }
+    var refined: EdgeRefiner.Result?
+    var tracked = false
+    if let previous = previousQuad {
+      // Follow: where the corners were, moved as they last moved.
+      let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
+      let motion = velocity.map(\.length).max() ?? 0
+      let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
+      if let first = refiner.refine(gray, quad: predicted, reach: reach, shape: shape),
+        let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
+        accept(second, camera: camera, minimumWidth: minimumWidth) != nil
+      {
+        refined = second
+        tracked = true
+      }
+    }
+    if refined == nil {
+      let candidates = detector.detect(gray, camera: camera, minimumWidth: minimumWidth)
+      let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
+      var bestScore = 0.0
+      for candidate in candidates {
+        guard let first = refiner.refine(gray, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
+          let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
+          let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
+        else { continue }
+        let support = second.support.reduce(0, +) / 4
+        let score = perimeter(ordered) * support * exp(-residual / CardDetector.residualScale)
+        if score > bestScore {
+          bestScore = score
+          refined = second
+        }
+      }
+    }
+    guard let result = refined,
+      let (ordered, pose, residual) = accept(result, camera: camera, minimumWidth: minimumWidth)
+    else {
+      reset()
+      return nil
+    }
+    // Motion of each corner since the last frame, for the next prediction.
+    if let previous = previousQuad, tracked {
+      velocity = (0..<4).map { k in
+        // Match the corner nearest to each previous one (the order may rotate).
+        let nearest = result.corners.min { $0.distance(to: previous[k]) < $1.distance(to: previous[k]) }!
+        return nearest - previous[k]
+      }
+    } else {
+      velocity = []
+    }
+    previousQuad = result.corners
+
+    var speed = 0.0
+    if let previousPose, t > previousTime {
+      let instant = previousPose.angle(to: pose) / (t - previousTime)
+      speed = smoothedSpeed.map { 0.5 * $0 + 0.5 * instant } ?? instant
+      smoothedSpeed = speed
+    }
+    previousPose = pose
+    previousTime = t
+
+    // The homography from card millimetres to `gray`, in real (mirrored) pixels.
+    let imageCorners = ordered.map { unmirror($0, width: gray.width) }
+    guard let h = Homography(from: CardFormat.corners, to: imageCorners) else { return nil }
+    Self.rectify(gray, homography: h, into: lastRectified)
+    let glare = glareShare(lastRectified)
+    // Border steps: σ ≤ 0.7 px is sharp; the score halves every further 1.2 px.
+    let spreads = result.spread.sorted()
+    let spread = (spreads[2] + spreads[3]) / 2
+    let blur = exp(-max(0, spread - 0.7) * log(2) / 1.2)
+    let support = result.support.reduce(0, +) / 4
+    let confidence = max(0, min(1, support * (1 - residual / residualLimit)))
+    let widthRatio =
+      (ordered[0].distance(to: ordered[1]) + ordered[3].distance(to: ordered[2])) / 2 / Double(gray.width)
+    let observation = CardObservation(
+      corners: imageCorners.map { Point2(($0.x + 0.5) * toSource - 0.5, ($0.y + 0.5) * toSource - 0.5) },
+      pose: pose, widthRatio: widthRatio, speed: speed, glare: glare, blur: blur, confidence: confidence,
+      tracked: tracked)
+    lastObservation = observation
+    return observation
+  }
+
+  /// The corners in printed order (in unmirrored coordinates), the pose and
+  /// the shape residual when `result` looks like a whole card; else nil.
+  private func accept(_ result: EdgeRefiner.Result, camera: PinholeCamera, minimumWidth: Double) -> (
+    [Point2], CardPose, Double
+  )? {
+    guard result.support.allSatisfy({ $0 >= 0.45 }), result.support.reduce(0, +) >= 3.2 else { return nil }
+    let width = Double(camera.width)
+    let height = Double(camera.height)
+    guard result.corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
+    else { return nil }
+    guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
+    let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
+    guard widthPixels >= minimumWidth else { return nil }
+    return best
+  }
+
+  /// The corners in printed order (unmirrored), the pose and the shape
+  /// residual of the upright card with those corners.
+  private func orderedPose(_ quad: [Point2], camera: PinholeCamera) -> ([Point2], CardPose, Double)? {
+    // Unmirrored, clockwise on screen.
+    let corners = Quad.clockwise(quad.map { unmirror($0, width: camera.width) })
+    var best: ([Point2], CardPose, Double)?
+    for start in 0..<4 {
+      let ordered = (0..<4).map { corners[(start + $0) % 4] }
+      guard let h = Homography(from: CardFormat.corners, to: ordered),
+        let (pose, residual) = CardPose.from(homography: h, camera: camera)
+      else { continue }
+      // Held in landscape: the printed top edge runs left to right.
+      guard abs(pose.roll) <= Self.maximumRoll else { continue }
+      if best == nil || residual < best!.2 { best = (ordered, pose, residual) }
+    }
+    return best
+  }
+
+  private func unmirror(_ p: Point2, width: Int) -> Point2 {
+    settings.mirror ? Point2(Double(width - 1) - p.x, p.y) : p
+  }
+
+  private func perimeter(_ q: [Point2]) -> Double {
+    (0..<4).reduce(0) { $0 + q[$1].distance(to: q[($1 + 1) % 4]) }
+  }
+
+  private func glareShare(_ image: ImageBuffer) -> Double {
+    let level = settings.glareLevel
+    var hits = 0
+    var total = 0
+    let margin = max(1, image.width / 50)
+    var y = margin
+    while y < image.height - margin {
+      let row = image.pixels + y * image.width
+      var x = margin
+      while x < image.width - margin {
+        if row[x] >= level { hits += 1 }
+        total += 1
+        x += 2
+      }
+      y += 2
+    }
+    return total == 0 ? 0 : Double(hits) / Double(total)
+  }
+
+  /// Samples `source` (gray8 or rgb8) through `homography` (card
+  /// millimetres to pixels of `source`) into `destination`, which keeps its
+  /// size and takes `source`'s format: the card as printed, perspective removed.
+  public static func rectify(_ source: ImageBuffer, homography: Homography, into destination: ImageBuffer) {
+    let width = max(1, destination.width)
+    let height = max(1, destination.height)
+    destination.reshape(width: width, height: height, format: source.format)
+    let channels = source.format.bytesPerPixel
+    let m = homography.matrix.m
+    let stepX = CardFormat.width / Double(width)
+    let stepY = CardFormat.height / Double(height)
+    let sourceWidth = source.width
+    let maxX = Double(source.width - 1)
+    let maxY = Double(source.height - 1)
+    let input = source.pixels
+    let output = destination.pixels
+    for row in 0..<height {
+      let cardY = (Double(row) + 0.5) * stepY - CardFormat.height / 2
+      let cardX0 = 0.5 * stepX - CardFormat.width / 2
+      var u = m[0] * cardX0 + m[1] * cardY + m[2]
+      var v = m[3] * cardX0 + m[4] * cardY + m[5]
+      var w = m[6] * cardX0 + m[7] * cardY + m[8]
+      let du = m[0] * stepX
+      let dv = m[3] * stepX
+      let dw = m[6] * stepX
+      var out = output + row * width * channels
+      for _ in 0..<width {
+        let x = max(0, min(maxX, u / w))
+        let y = max(0, min(maxY, v / w))
+        let ix = min(sourceWidth - 2, Int(x))
+        let iy = min(source.height - 2, Int(y))
+        let fx = x - Double(ix)
+        let fy = y - Double(iy)
+        let p = input + (iy * sourceWidth + ix) * channels
+        let below = sourceWidth * channels
+        for c in 0..<channels {
+          let top = Double(p[c]) * (1 - fx) + Double(p[c + channels]) * fx
+          let bottom = Double(p[below + c]) * (1 - fx) + Double(p[below + c + channels]) * fx
+          out[c] = UInt8(top * (1 - fy) + bottom * fy + 0.5)
+        }
+        out += channels
+        u += du
+        v += dv
+        w += dw
+      }
+    }
+  }
+
+  /// Copies the part of `rectified` inside `region` (normalised card
+  /// coordinates; the layout's portrait when nil) into `destination`.
+  /// False when there is no card or the region is empty.
+  @discardableResult
+  public func cropPortrait(into destination: ImageBuffer, region: NormalizedRect? = nil) -> Bool {
+    guard lastObservation != nil else { return false }
+    return Self.crop(lastRectified, region: region ?? settings.layout.portrait, into: destination)
+  }
+
+  /// Copies `region` (normalised card coordinates) of a rectified card image.
+  @discardableResult
+  public static func crop(_ rectified: ImageBuffer, region: NormalizedRect, into destination: ImageBuffer) -> Bool {
+    let x0 = Int((region.x * Double(rectified.width)).rounded())
+    let y0 = Int((region.y * Double(rectified.height)).rounded())
+    let x1 = Int((region.maxX * Double(rectified.width)).rounded())
+    let y1 = Int((region.maxY * Double(rectified.height)).rounded())
+    guard
+      let inside = try? ImageConversion.crop(
+        rectified, x: x0, y: y0, width: x1 - x0, height: y1 - y0, into: destination),
+      inside.width > 0, inside.height > 0
+    else { return false }
+    return true
+  }
+}
