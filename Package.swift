@@ -93,7 +93,7 @@ let package = Package(
       name: "Scenarios",
       dependencies: [
         "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        .product(name: "Logging", package: "swift-log"),
+        "CardScenes", .product(name: "Logging", package: "swift-log"),
       ]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
     .target(name: "CardGeometry"),
@@ -107,7 +107,8 @@ let package = Package(
       name: "Flows",
       dependencies: [
         "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "Imaging", "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation",
+        "Imaging", "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation",
+        "CardGeometry",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(

@@ -415,7 +415,7 @@ extension FlowSession {
     } else {
       logger.debug("the face estimator is not installed (\(FaceEstimators.installCommand)); runs go on without it")
     }
-    return BuiltinEstimators.all() + face + plugins
+    return BuiltinEstimators.all() + CardEstimators.make(settings: settings) + face + plugins
   }
 
   /// Signs the artifacts, the recording and its timestamps with the key of

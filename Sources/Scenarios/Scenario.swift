@@ -9,7 +9,18 @@ public struct Scenario: Sendable {
     /// A measurement trace, or a recording (told apart by the file, as `run --input`).
     case file(String)
     /// A synthetic card scene rendered from a schedule file first (`workbench synth card`).
-    case synth(String)
+    case synth(String, SynthOptions)
+  }
+
+  /// How a synthetic scene is rendered: smaller than a camera's frames by
+  /// default, so that suites stay fast.
+  public struct SynthOptions: Sendable, Equatable {
+    public var width = 640
+    public var height = 360
+    public var fps = 30.0
+    public var seed: UInt64 = 1
+
+    public init() {}
   }
 
   public var name: String
@@ -101,7 +112,19 @@ public enum ScenarioLoader {
     case .string(let path)?: input = .file(resolve(path))
     case .object(let object)?:
       if let synth = object["synth"]?.stringValue {
-        input = .synth(resolve(synth))
+        var options = Scenario.SynthOptions()
+        if let size = object["size"]?.stringValue {
+          let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+          if parts.count == 2, parts.allSatisfy({ (16...4096).contains($0) }) {
+            options.width = parts[0]
+            options.height = parts[1]
+          } else {
+            problem("input.size", "size takes WIDTHxHEIGHT, such as \"640x360\"")
+          }
+        }
+        if let fps = object["fps"]?.doubleValue { options.fps = fps }
+        if let seed = object["seed"]?.integerValue { options.seed = UInt64(max(0, seed)) }
+        input = .synth(resolve(synth), options)
       } else if let path = object["trace"]?.stringValue ?? object["recording"]?.stringValue {
         input = .file(resolve(path))
       } else {

@@ -107,7 +107,9 @@ public enum ScenarioRunner {
   public struct Environment {
     public var licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?
     /// Renders a synthetic scene's schedule into a recording (`workbench synth card`).
-    public var synthesize: ((_ schedule: String, _ recording: String) throws(WorkbenchError) -> Void)?
+    public var synthesize:
+      ((_ schedule: String, _ options: Scenario.SynthOptions, _ recording: String) throws(WorkbenchError) -> Void)? =
+        SyntheticScenes.render
     public var logger: Logger
 
     public init(logger: Logger) { self.logger = logger }
@@ -123,31 +125,23 @@ public enum ScenarioRunner {
         name: scenario.name, file: scenario.file, reproduce: scenario.reproduce, failures: failures, error: error,
         exitStatus: status, result: result, eventCount: count, seconds: Date().timeIntervalSince(started))
     }
-    var inputPath: String
-    var scratch: String?
+    let inputPath: String
     switch scenario.input {
     case .file(let path): inputPath = path
-    case .synth(let schedule):
+    case .synth(let schedule, let synthOptions):
       guard let synthesize = environment.synthesize else {
         return outcome(error: "synthetic scenes cannot be rendered here", status: 2, result: "not run", count: 0)
       }
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "workbench-scenario-\(UUID().uuidString)"
-      ).path
       do {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        inputPath = folder + "/scene.avi"
-        try synthesize(schedule, inputPath)
-      } catch let error as WorkbenchError {
-        try? FileManager.default.removeItem(atPath: folder)
-        return outcome(error: error.description, status: 2, result: "not run", count: 0)
+        inputPath = try SyntheticScenes.cachedRecording(schedule: schedule, options: synthOptions) {
+          (path) throws(WorkbenchError) in try synthesize(schedule, synthOptions, path)
+        }
       } catch {
-        try? FileManager.default.removeItem(atPath: folder)
-        return outcome(error: "\(error)", status: 2, result: "not run", count: 0)
+        return outcome(
+          error: error.diagnostics.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "\n"),
+          status: 2, result: "not run", count: 0)
       }
-      scratch = folder
     }
-    defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
 
     var flowOptions = FlowOptions(flowPath: scenario.flow)
     flowOptions.assignments = scenario.settings

@@ -1,0 +1,62 @@
+import CardScenes
+import Diagnostics
+import Foundation
+
+/// Synthetic card scenes for scenarios: rendered once per schedule and
+/// options, then kept in a cache, since a suite runs many faults over the
+/// same scene.
+public enum SyntheticScenes {
+  /// Renders `schedule` into the recording at `path` (MJPEG AVI with its
+  /// timestamps and truth sidecars), as `workbench synth card` does.
+  public static func render(schedule: String, options: Scenario.SynthOptions, to path: String) throws(WorkbenchError) {
+    let plan = try CardSchedule.load(path: schedule)
+    let sceneOptions = CardSceneOptions(
+      width: options.width, height: options.height, fps: options.fps, focal: nil, seed: options.seed)
+    _ = try CardScene(schedule: plan, options: sceneOptions, texture: nil).write(to: path)
+  }
+
+  /// The cache folder: `WORKBENCH_SYNTH_CACHE`, else one in the temporary folder.
+  static var cacheFolder: String {
+    if let folder = ProcessInfo.processInfo.environment["WORKBENCH_SYNTH_CACHE"], !folder.isEmpty { return folder }
+    return FileManager.default.temporaryDirectory.appendingPathComponent("workbench-synth-cache").path
+  }
+
+  /// The recording of `schedule` rendered with `options`: from the cache
+  /// when the same schedule bytes were rendered the same way before,
+  /// otherwise rendered now by `render` (into a temporary name, renamed
+  /// when complete, so parallel workers never read half a file).
+  static func cachedRecording(
+    schedule: String, options: Scenario.SynthOptions, render: (String) throws(WorkbenchError) -> Void
+  ) throws(WorkbenchError) -> String {
+    guard let bytes = FileManager.default.contents(atPath: schedule) else {
+      throw WorkbenchError(
+        .usage, "no such schedule", at: SourceLocation(file: schedule), help: "give a schedule file (docs/synth.md)")
+    }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    let key = Array(bytes) + Array("\(options.width)x\(options.height)@\(options.fps)#\(options.seed)".utf8)
+    for byte in key {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    let folder = cacheFolder
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let name = String(hash, radix: 16)
+    let path = folder + "/" + name + ".avi"
+    if FileManager.default.fileExists(atPath: path) { return path }
+    let scratch = folder + "/" + name + ".\(getpid()).\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let rendered = scratch + "/scene.avi"
+    try render(rendered)
+    // The sidecars first: the recording's name appearing is the sign that it is complete.
+    for suffix in [".timestamps.jsonl", ".truth.jsonl"] where FileManager.default.fileExists(atPath: rendered + suffix)
+    {
+      _ = rename(rendered + suffix, path + suffix)
+    }
+    guard rename(rendered, path) == 0 else {
+      throw WorkbenchError(
+        .usage, "cannot keep the rendered scene: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+    }
+    return path
+  }
+}
