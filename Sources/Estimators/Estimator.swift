@@ -115,7 +115,7 @@ extension MeasurementSchema {
 public protocol CaptureImageProvider: AnyObject {
   /// The names of the images it may give ("card", "portrait").
   var captureImageNames: [String] { get }
-  /// The image of that name for the frame estimated last, or nil when it
-  /// has none for that frame (no card found).
-  func captureImage(named name: String) -> ImageBuffer?
+  /// The image of that name for the frame estimated last (`frame`), or nil
+  /// when it has none for that frame (no card found).
+  func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer?
 }

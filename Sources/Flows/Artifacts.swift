@@ -73,7 +73,7 @@ public final class ArtifactFolder {
     for estimator in estimators {
       guard let provider = estimator as? any CaptureImageProvider else { continue }
       for imageName in provider.captureImageNames {
-        guard let image = provider.captureImage(named: imageName) else { continue }
+        guard let image = provider.captureImage(named: imageName, frame: decoded) else { continue }
         images[imageName] = .string(try write(name + "." + imageName + ".jpg", try encode(image)))
       }
     }

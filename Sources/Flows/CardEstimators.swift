@@ -71,7 +71,7 @@ final class CardCaptureEstimator: Estimator, CaptureImageProvider {
 
   var captureImageNames: [String] { ["card", "portrait"] }
 
-  func captureImage(named name: String) -> ImageBuffer? {
+  func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer? {
     guard card.lastObservation != nil else { return nil }
     switch name {
     case "card": return card.lastRectified

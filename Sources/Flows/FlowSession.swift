@@ -408,7 +408,9 @@ extension FlowSession {
     let readsFace = (wanted ?? []).contains { $0 == "face" || $0.hasPrefix("face.") }
     if readsFace || FaceEstimators.isInstalled(options) {
       do {
-        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger)
+        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).map { estimator in
+          (estimator as? FaceEstimator).map { FaceCaptureEstimator($0) } ?? estimator
+        }
       } catch {
         logger.warning("\(error)\(error.help.map { " (\($0))" } ?? "")")
       }

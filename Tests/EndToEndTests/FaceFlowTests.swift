@@ -1,0 +1,74 @@
+import Foundation
+import Imaging
+import JSONCore
+import TestSupport
+import Testing
+
+/// The face flows on the bundled real recording, measured by the face
+/// estimator (installed by scripts/install-deps).
+@Suite struct FaceFlowTests {
+  private let recording = "examples/recordings/face-blink.avi"
+
+  @Test func theBlinkInTheRecordingPassesTheBlinkInteraction() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      ["run", "examples/liveness-blink.lua", "--input", recording, "--quiet", "--events", folder.file("e.jsonl")],
+      folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let statuses = try events(folder.file("e.jsonl")).filter { $0["type"] == "status" }
+    let closed = try #require(statuses.first { $0["status"] == "EYES_CLOSED" })
+    let again = try #require(statuses.first { $0["status"] == "EYES_OPENED_AGAIN" })
+    // Ground truth: eyes closed at frames 26-28, the blink over by frame 30.
+    #expect((25...27).contains(closed["frame"]?.integerValue ?? -1), "\(closed)")
+    #expect((28...31).contains(again["frame"]?.integerValue ?? -1), "\(again)")
+  }
+
+  @Test func theBestShotIsCapturedWithAnAlignedFaceCrop() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let out = folder.file("out")
+    let outcome = try workbench(
+      [
+        "run", "examples/best-shot.lua", "--input", recording, "--quiet", "--artifacts", out,
+        "--set", "best_shot.min_face_px=100", "--events", folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let crop = try #require(FileManager.default.contents(atPath: out + "/best_shot.face.jpg"))
+    let size = try JPEGDecoder().readHeader([UInt8](crop))
+    #expect(size.width == 256 && size.height == 256, "\(size)")
+    #expect(FileManager.default.fileExists(atPath: out + "/best_shot.jpg"))
+    let record = try result(events(folder.file("e.jsonl")))
+    #expect(record["captures"]?["best_shot"]?["images"]?["face"] == .string(out + "/best_shot.face.jpg"))
+  }
+
+  @Test func aFaceTooSmallForTheDefaultsIsRejectedAsTooFar() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      [
+        "run", "examples/best-shot.lua", "--input", recording, "--quiet", "--set", "best_shot.timeout=1",
+        "--events", folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let records = try events(folder.file("e.jsonl"))
+    #expect(try result(records)["code"] == 1016)
+    let rejected = try #require(records.first { $0["status"] == "FRAME_REJECTED" })
+    #expect(rejected["codes"] == .array([.integer(1016)]), "\(rejected)")
+  }
+
+  @Test func withoutTheBackendAFaceFlowNamesTheCommandThatInstallsIt() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      ["run", "examples/liveness-blink.lua", "--input", recording, "--quiet"], folder: folder,
+      environment: ["WORKBENCH_MEDIAPIPE_LIB": folder.file("nothere/libmediapipe.so")])
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("scripts/install-face-backend"), "\(outcome)")
+    // Flows that read no face measurements run without it.
+    let quality = try workbench(
+      ["run", "examples/image-quality.lua", "--input", recording, "--quiet"], folder: folder,
+      environment: ["WORKBENCH_MEDIAPIPE_LIB": folder.file("nothere/libmediapipe.so")])
+    #expect(quality.status == 0, "\(quality)")
+  }
+}
