@@ -3,7 +3,8 @@ import Settings
 
 /// The settings every run has. Flows declare their own on top (wb.settings).
 public enum BuiltinSettings {
-  public static let declarations: [SettingDeclaration] = engine + FaceEstimators.settingDeclarations + CardEstimators.settingDeclarations
+  public static let declarations: [SettingDeclaration] =
+    engine + FaceEstimators.settingDeclarations + CardEstimators.settingDeclarations
 
   /// The engine's own settings.
   static let engine: [SettingDeclaration] = [
