@@ -88,6 +88,14 @@ let package = Package(
     .target(
       name: "Integrity",
       dependencies: ["Diagnostics", "JSONCore", "Licensing", .product(name: "Crypto", package: "swift-crypto")]),
+    // The analytics trace (Uqudo's SDK tracer): records from a run's events, to a file or an endpoint.
+    .target(
+      name: "Analytics",
+      dependencies: [
+        "Reporting", "JSONCore", "Diagnostics",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // QA scenarios: loading, fault injection, expectations, TAP and JUnit (docs/qa.md).
     .target(
       name: "Scenarios",
@@ -115,7 +123,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
-        "Scenarios", "LicenseActivation", "CardScenes",
+        "Scenarios", "LicenseActivation", "CardScenes", "Analytics",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
