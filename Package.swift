@@ -57,6 +57,8 @@ let package = Package(
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements"]),
+    // The session report: one self-contained HTML page of a run (docs/report.md).
+    .target(name: "SessionReport", dependencies: ["JSONCore", "Diagnostics", "Reporting"]),
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
       name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
@@ -113,6 +115,7 @@ let package = Package(
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
+    .testTarget(name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"]),
     .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
     .testTarget(
       name: "LicenseActivationTests",
