@@ -91,7 +91,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
-        "LicenseActivation",
+        "LicenseActivation", "SessionReport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

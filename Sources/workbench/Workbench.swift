@@ -24,7 +24,7 @@ struct Workbench: ParsableCommand {
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
       DevicesCommand.self,
-      LicenseCommand.self, VerifyCommand.self,
+      LicenseCommand.self, VerifyCommand.self, ReportCommand.self,
     ])
 }
 
