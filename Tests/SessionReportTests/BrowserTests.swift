@@ -180,6 +180,7 @@ let probeScript = """
       python, [packageRootPath + "/Tests/SessionReportTests/Fixtures/png-stats.py", screenshot, "1a7f37", "0969da"],
       folder: folder)
     #expect(stats.status == 0, "\(stats.stderr)")
+    // SESSION_REPORT_KEEP=DIR keeps the page, the probe and the screenshot there, to look at.
     if let keep = ProcessInfo.processInfo.environment["SESSION_REPORT_KEEP"] {
       try? FileManager.default.removeItem(atPath: keep)
       try FileManager.default.copyItem(atPath: folder.path, toPath: keep)
