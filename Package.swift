@@ -67,6 +67,8 @@ let package = Package(
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements"]),
+    // The session report: one self-contained HTML page of a run (docs/report.md).
+    .target(name: "SessionReport", dependencies: ["JSONCore", "Diagnostics", "Reporting"]),
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
       name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
@@ -123,7 +125,7 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
-        "Scenarios", "LicenseActivation", "CardScenes", "Analytics",
+        "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -165,6 +167,9 @@ let package = Package(
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
     .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
+    .testTarget(
+      name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"],
+      exclude: ["Fixtures"]),
     .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
     .testTarget(
       name: "LicenseActivationTests",

@@ -24,7 +24,7 @@ struct Workbench: ParsableCommand {
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
       DevicesCommand.self, SynthCommand.self,
-      LicenseCommand.self, VerifyCommand.self, TestCommand.self,
+      LicenseCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
     ])
 }
 
