@@ -103,7 +103,8 @@ let package = Package(
       name: "Scenarios",
       dependencies: [
         "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", .product(name: "Logging", package: "swift-log"),
+        "CardScenes", "SessionReport", "Settings", "Analytics", "Licensing",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
     .target(name: "CardGeometry"),

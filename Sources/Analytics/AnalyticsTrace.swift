@@ -113,6 +113,16 @@ public final class AnalyticsEventSink: EventSink {
   private let startedAt: Date
   private var category: String
   private var page: String
+
+  /// What the flow measures ("card", "face", anything else), once known:
+  /// it decides the category and the page of the records that follow.
+  public var kind: String {
+    didSet { (category, page) = AnalyticsEventSink.categoryAndPage(kind, mapping) }
+  }
+
+  static func categoryAndPage(_ kind: String, _ mapping: AnalyticsMapping) -> (String, String) {
+    kind == "card" ? mapping.card : kind == "face" ? mapping.face : mapping.other
+  }
   private var lastInProgress: [String: Double] = [:]
   private let formatter: ISO8601DateFormatter
 
@@ -127,7 +137,8 @@ public final class AnalyticsEventSink: EventSink {
     self.sessionId = sessionId
     self.deviceIdentifier = deviceIdentifier
     self.startedAt = startedAt
-    (category, page) = kind == "card" ? mapping.card : kind == "face" ? mapping.face : mapping.other
+    self.kind = kind
+    (category, page) = AnalyticsEventSink.categoryAndPage(kind, mapping)
     formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
   }

@@ -53,6 +53,9 @@ public struct RunHooks {
   /// For a trace: the frames the flow gets for each frame read (none to
   /// drop it, more to duplicate it, other times for jitter).
   public var traceFrameFaults: ((MeasurementFrame) -> [MeasurementFrame])?
+  /// Called once the flow has loaded, before the input opens, with the
+  /// license features the run needs (what it measures: card, face).
+  public var flowLoaded: ((LoadedFlow, [String]) -> Void)?
 
   public init() {}
 }
@@ -65,6 +68,8 @@ public struct RunOutcome: Sendable {
   public var problems: [Diagnostic]
   public var detail: String?
   public var eventsToStandardOutput: Bool
+  /// The run's effective settings, once the flow loaded.
+  public var settings: ResolvedSettings?
 }
 
 /// One run of a flow over an input: sinks, the frame loop, Ctrl-C, and
@@ -193,10 +198,11 @@ public enum FlowSession {
     if case .file(let path) = options.input, InputSpec.isTrace(path) { isTrace = true } else { isTrace = false }
     let available =
       isTrace ? [] : availableEstimators(flow.home, settings: flow.settings, wanted: flow.declaredNeeds, logger: logger)
+    let features = requiredFeatures(
+      flowNeeds: flow.declaredNeeds, estimators: isTrace ? [] : chosenEstimators(available, wanted: flow.needs),
+      recording: options.recordPath != nil)
+    hooks.flowLoaded?(flow, features)
     if let licenseCheck = options.licenseCheck {
-      let features = requiredFeatures(
-        flowNeeds: flow.declaredNeeds, estimators: isTrace ? [] : chosenEstimators(available, wanted: flow.needs),
-        recording: options.recordPath != nil)
       do {
         try licenseCheck(features)
       } catch {
@@ -311,6 +317,7 @@ public enum FlowSession {
       status: runner.result?.exitStatus ?? .failed, result: runner.result, flowName: flow.description.name,
       problems: problems, detail: runner.lastScriptError?.tracebackText,
       eventsToStandardOutput: eventsToStandardOutput)
+    outcome.settings = flow.settings
     do { try traceWriter?.finish() } catch {
       outcome.problems += error.diagnostics
       if outcome.status == .passed { outcome.status = .usage }

@@ -5,6 +5,7 @@ import Flows
 import Foundation
 import Licensing
 import Logging
+import Scenarios
 
 struct RunCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -69,6 +70,20 @@ struct RunCommand: ParsableCommand {
       valueName: "folder"))
   var artifacts: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Write a session report (report.html: timelines, hints, key frames, settings, result) into this folder.",
+      valueName: "folder"))
+  var report: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Also write the analytics trace (docs/analytics.md) to a JSON Lines file, or post it to an http(s):// endpoint (repeatable).",
+      valueName: "file|url"))
+  var analytics: [String] = []
+
   @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
   var realtime = false
 
@@ -108,7 +123,19 @@ struct RunCommand: ParsableCommand {
         "license \(granted.id) for \(granted.eid) holds; the run needs [\(features.joined(separator: ", "))]")
     }
 
-    let outcome = FlowSession.run(options, logger: logger)
+    var hooks = RunHooks()
+    let session: RunExtras
+    do {
+      session = try RunExtras(
+        report: report, analytics: analytics, options: &options, settingsDirectory: settings.settingsDirectory)
+    } catch {
+      throw fail(error)
+    }
+    session.install(into: &hooks)
+    let outcome = FlowSession.run(options, logger: logger, hooks: hooks)
+    for line in session.finish(outcome: outcome, logger: logger) {
+      if !quiet { standardError(line) }
+    }
     if !outcome.problems.isEmpty {
       DiagnosticPrinter.print(WorkbenchError(outcome.status, outcome.problems, detail: outcome.detail))
     }
