@@ -82,7 +82,8 @@ public struct AnalyticsMapping: Sendable {
     }
     for (key, code) in value["codes"]?.objectValue ?? JSONObject() {
       guard let code = code.stringValue else {
-        problems.append(Diagnostic("a status code must be a string", at: SourceLocation(file: path, key: "codes." + key)))
+        problems.append(
+          Diagnostic("a status code must be a string", at: SourceLocation(file: path, key: "codes." + key)))
         continue
       }
       mapping.codes[key] = code
@@ -148,7 +149,9 @@ public final class AnalyticsEventSink: EventSink {
     return (mapping.prefixes[page] ?? "") + code
   }
 
-  private func send(_ event: String, status: String = "SUCCESS", code: String? = nil, t: Double, category: String? = nil) {
+  private func send(
+    _ event: String, status: String = "SUCCESS", code: String? = nil, t: Double, category: String? = nil
+  ) {
     let record = AnalyticsRecord(
       sessionId: sessionId, deviceIdentifier: deviceIdentifier, category: category ?? self.category, event: event,
       status: status, page: page, statusCode: code,
@@ -164,7 +167,8 @@ public final class AnalyticsEventSink: EventSink {
       send("START", t: event.t)
     case "hint", "status", "intermediate":
       let key =
-        event["key"]?.stringValue ?? event["status"]?.stringValue ?? event["reason"]?.stringValue.map { "intermediate." + $0 }
+        event["key"]?.stringValue ?? event["status"]?.stringValue
+        ?? event["reason"]?.stringValue.map { "intermediate." + $0 }
       guard let key, let statusCode = code(key) else { return }
       // The same code again within the throttle window is noise to an analytics backend.
       if let last = lastInProgress[statusCode], event.t - last < mapping.throttleSeconds { return }
