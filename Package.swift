@@ -161,6 +161,13 @@ let package = Package(
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(
+      name: "AnalyticsTests",
+      dependencies: [
+        "Analytics", "Reporting", "JSONCore", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    .testTarget(
       name: "ScenariosTests",
       dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),

@@ -20,6 +20,20 @@ public struct AnalyticsRecord: Sendable, Equatable {
   /// ISO 8601 UTC with milliseconds.
   public var timestamp: String
 
+  public init(
+    sessionId: String, deviceIdentifier: String, category: String, event: String, status: String, page: String,
+    statusCode: String?, timestamp: String
+  ) {
+    self.sessionId = sessionId
+    self.deviceIdentifier = deviceIdentifier
+    self.category = category
+    self.event = event
+    self.status = status
+    self.page = page
+    self.statusCode = statusCode
+    self.timestamp = timestamp
+  }
+
   public var json: JSONValue {
     .object(
       JSONObject([

@@ -27,7 +27,8 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
   private var lastFailure: String?
   private let wake = DispatchSemaphore(value: 0)
   private let stopped = DispatchSemaphore(value: 0)
-  private let client = HTTPClient(eventLoopGroupProvider: .singleton)
+  private let client: HTTPClient
+  private var shutDown = false
 
   public init(
     url: String, batchSize: Int = 50, capacity: Int = 1000, flushInterval: TimeInterval = 1,
@@ -38,6 +39,12 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
         .usage, "not an http:// or https:// URL: \(url)", at: SourceLocation(file: url, key: "--analytics"),
         help: "give the endpoint that takes the records, e.g. --analytics http://127.0.0.1:9000/v1/traces")
     }
+    // Made only once the URL is known to be good: a client must be shut down.
+    var configuration = HTTPClient.Configuration()
+    // A refused connection fails the post at once; the batch is tried again later.
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(2), read: .seconds(5))
+    client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     self.url = url
     self.batchSize = batchSize
     self.capacity = capacity
@@ -121,13 +128,21 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
     lock.unlock()
     wake.signal()
     let finished = stopped.wait(timeout: .now() + finishTimeout) == .success
-    try? client.syncShutdown()
+    lock.lock()
+    let alreadyShutDown = shutDown
+    shutDown = true
+    lock.unlock()
+    if !alreadyShutDown { try? client.syncShutdown() }
     lock.lock()
     defer { lock.unlock() }
     if !finished {
       dropped += buffer.count
       buffer.removeAll()
     }
+  }
+
+  deinit {
+    if !shutDown { try? client.syncShutdown() }
   }
 
   public var summary: String {
