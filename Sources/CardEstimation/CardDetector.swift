@@ -14,6 +14,7 @@ import Imaging
 final class CardDetector {
   let workingWidth: Int
   private let work = ImageBuffer(format: .gray8)
+  private let workColor = ImageBuffer(format: .rgb8)
   private var magnitude: [Float] = []
   private var gradX: [Float] = []
   private var gradY: [Float] = []
@@ -22,6 +23,8 @@ final class CardDetector {
   private var edgeY: [Float] = []
   private var edgeAngle: [Float] = []
   private var edgeCount = 0
+  /// Per working pixel: 0, or 1 + the edge's gradient direction in degrees (0–179).
+  private var edgeMap: [UInt8] = []
   // Hough space: 180 one-degree angles × offsets of one pixel.
   private static let angleBins = 180
   private var accumulator: [Int32] = []
@@ -55,21 +58,39 @@ final class CardDetector {
   /// Candidates in `gray`, best first (at most `limit`). `camera` is the
   /// camera in `gray`'s coordinates; `minimumWidth` the shortest card
   /// width to look for, pixels of `gray`.
-  func detect(_ gray: ImageBuffer, camera: PinholeCamera, minimumWidth: Double, limit: Int = 8) -> [Candidate] {
+  /// `color`, when given, is the same frame in colour (rgb8, the size of
+  /// `gray`): edges are then steps of colour as well as of brightness.
+  func detect(
+    _ gray: ImageBuffer, color: ImageBuffer? = nil, camera: PinholeCamera, minimumWidth: Double, limit: Int = 8
+  ) -> [Candidate] {
     let scale = Double(gray.width) / Double(min(workingWidth, gray.width))
     let width = Int((Double(gray.width) / scale).rounded())
     let height = max(8, Int((Double(gray.height) / scale).rounded()))
     guard (try? ImageConversion.resize(gray, width: width, height: height, into: work)) != nil else { return [] }
+    var useColor = false
+    if let color, color.format == .rgb8, color.width == gray.width, color.height == gray.height {
+      useColor = (try? ImageConversion.resize(color, width: width, height: height, into: workColor)) != nil
+    }
     let scaleX = Double(gray.width) / Double(width)
     let scaleY = Double(gray.height) / Double(height)
-    findEdges()
+    findEdges(color: useColor)
     let minimumSide = max(8, minimumWidth / scaleX / CardFormat.aspectRatio * 0.6)
     findLines(minimumVotes: Int32(max(10, minimumSide * 0.7)))
     // The camera as seen in the working image.
     let workCamera = PinholeCamera(focal: camera.focal / scaleX, width: width, height: height)
     var candidates = quads(minimumSide: minimumSide, camera: workCamera)
+    candidates += completions(minimumSide: minimumSide, camera: workCamera)
     candidates.sort { $0.score > $1.score }
-    return candidates.prefix(limit).map { candidate in
+    // One of each: a candidate whose corners are all near those of a
+    // better one is the same card.
+    var kept: [Candidate] = []
+    for candidate in candidates where kept.count < limit {
+      let same = kept.contains { other in
+        candidate.corners.allSatisfy { corner in other.corners.contains { $0.distance(to: corner) < 2.5 } }
+      }
+      if !same { kept.append(candidate) }
+    }
+    return kept.map { candidate in
       // From working-pixel centres to `gray`'s pixel centres.
       Candidate(
         corners: candidate.corners.map { Point2(($0.x + 0.5) * scaleX - 0.5, ($0.y + 0.5) * scaleY - 0.5) },
@@ -77,7 +98,7 @@ final class CardDetector {
     }
   }
 
-  private func findEdges() {
+  private func findEdges(color: Bool) {
     let width = work.width
     let height = work.height
     let count = width * height
@@ -89,6 +110,21 @@ final class CardDetector {
       edgeY = magnitude
       edgeAngle = magnitude
     }
+    if edgeMap.count < count { edgeMap = [UInt8](repeating: 0, count: count) }
+    edgeMap.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: count) }
+    if color {
+      colorGradient()
+    } else {
+      lumaGradient()
+    }
+    thinEdges()
+  }
+
+  /// Sobel on the luma.
+  private func lumaGradient() {
+    let width = work.width
+    let height = work.height
+    let count = width * height
     let pixels = work.pixels
     magnitude.withUnsafeMutableBufferPointer { mag in
       gradX.withUnsafeMutableBufferPointer { gx in
@@ -119,6 +155,66 @@ final class CardDetector {
         }
       }
     }
+  }
+
+  /// Sobel on each colour channel, combined through the structure tensor
+  /// (the direction in which the colour changes fastest); scaled so that a
+  /// gray step gives the magnitude luma would.
+  private func colorGradient() {
+    let width = work.width
+    let height = work.height
+    let count = width * height
+    let pixels = workColor.pixels
+    magnitude.withUnsafeMutableBufferPointer { mag in
+      gradX.withUnsafeMutableBufferPointer { gx in
+        gradY.withUnsafeMutableBufferPointer { gy in
+          for index in 0..<width { mag[index] = 0 }
+          for index in (height - 1) * width..<count { mag[index] = 0 }
+          let stride = width * 3
+          for y in 1..<height - 1 {
+            let row = y * width
+            mag[row] = 0
+            mag[row + width - 1] = 0
+            for x in 1..<width - 1 {
+              let i = row + x
+              var sxx: Float = 0
+              var syy: Float = 0
+              var sxy: Float = 0
+              for channel in 0..<3 {
+                let p = i * 3 + channel
+                let a = Int32(pixels[p - stride - 3])
+                let b = Int32(pixels[p - stride])
+                let c = Int32(pixels[p - stride + 3])
+                let d = Int32(pixels[p - 3])
+                let f = Int32(pixels[p + 3])
+                let g = Int32(pixels[p + stride - 3])
+                let h = Int32(pixels[p + stride])
+                let k = Int32(pixels[p + stride + 3])
+                let sx = Float((c &+ 2 &* f &+ k) &- (a &+ 2 &* d &+ g))
+                let sy = Float((g &+ 2 &* h &+ k) &- (a &+ 2 &* b &+ c))
+                sxx += sx * sx
+                syy += sy * sy
+                sxy += sx * sy
+              }
+              // The larger eigenvalue and its eigenvector.
+              let half = (sxx + syy) / 2
+              let root = (((sxx - syy) / 2) * ((sxx - syy) / 2) + sxy * sxy).squareRoot()
+              let m = ((half + root) / 3).squareRoot()
+              let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+              gx[i] = m * cos(angle)
+              gy[i] = m * sin(angle)
+              mag[i] = m
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Keeps the maxima across the edge above the threshold as edge points.
+  private func thinEdges() {
+    let width = work.width
+    let height = work.height
     edgeCount = 0
     let threshold = Self.edgeThreshold
     magnitude.withUnsafeBufferPointer { mag in
@@ -157,6 +253,7 @@ final class CardDetector {
                     ex[edgeCount] = Float(x)
                     ey[edgeCount] = Float(y)
                     ea[edgeCount] = angle
+                    edgeMap[i] = UInt8(min(179, Int(angle * 180 / .pi))) + 1
                     edgeCount += 1
                   }
                 }
@@ -305,6 +402,99 @@ final class CardDetector {
     let base = index * occupancyLength
     let hits = occupancy[base + last] - occupancy[base + first - 1]
     return Double(hits) / Double(last - first + 1)
+  }
+
+  /// The share of the middle of segment a–b (any line) that has edge
+  /// points across it, within a pixel and 12° of its direction.
+  func segmentSupport(_ a: Point2, _ b: Point2) -> Double {
+    let length = a.distance(to: b)
+    guard length >= 4 else { return 0 }
+    let width = work.width
+    let height = work.height
+    let dx = (b.x - a.x) / length
+    let dy = (b.y - a.y) / length
+    // The normal's direction in degrees, 0–179, as edge angles are kept.
+    var normal = atan2(dx, -dy) * 180 / .pi
+    if normal < 0 { normal += 180 }
+    if normal >= 180 { normal -= 180 }
+    let steps = Int(length * 0.76)
+    var hits = 0
+    var total = 0
+    for step in 0..<steps {
+      let t = 0.12 * length + Double(step) + 0.5
+      let x = a.x + dx * t
+      let y = a.y + dy * t
+      total += 1
+      search: for o in -1...1 {
+        let px = Int((x - dy * Double(o)).rounded())
+        let py = Int((y + dx * Double(o)).rounded())
+        guard px >= 0, py >= 0, px < width, py < height else { continue }
+        let e = edgeMap[py * width + px]
+        guard e > 0 else { continue }
+        var difference = abs(Double(e - 1) - normal)
+        if difference > 90 { difference = 180 - difference }
+        if difference <= 12 {
+          hits += 1
+          break search
+        }
+      }
+    }
+    return total == 0 ? 0 : Double(hits) / Double(total)
+  }
+
+  /// Cards seen on three sides: every pair of roughly opposite lines with a
+  /// third joining them, completed by the card's proportions
+  /// (`CardCompletion`), kept when the three sides are well backed by edges
+  /// and the opposite lines do not run on past the completed corners.
+  private func completions(minimumSide: Double, camera: PinholeCamera) -> [Candidate] {
+    let count = lines.count
+    guard count >= 3 else { return [] }
+    let width = Double(work.width)
+    let height = Double(work.height)
+    var found: [Candidate] = []
+    for i in 0..<count {
+      for j in i + 1..<count {
+        let cosine = lines[i].nx * lines[j].nx + lines[i].ny * lines[j].ny
+        guard abs(cosine) > 0.766 else { continue }
+        let separation = abs(lines[i].offset - lines[j].offset * (cosine > 0 ? 1 : -1))
+        guard separation >= minimumSide * 0.6 else { continue }
+        for k in 0..<count where k != i && k != j {
+          let across = abs(lines[i].nx * lines[k].nx + lines[i].ny * lines[k].ny)
+          guard across < 0.82 else { continue }
+          guard let p0 = lines[i].intersection(lines[k]), let p1 = lines[k].intersection(lines[j]) else { continue }
+          guard p0.distance(to: p1) >= minimumSide * 0.6 else { continue }
+          let sb = support(line: k, p0, p1)
+          guard sb >= 0.6 else { continue }
+          for bIsWidth in [true, false] {
+            for sign in [1.0, -1.0] {
+              guard
+                let corners = CardCompletion.corners(
+                  a1: lines[i], a2: lines[j], b: lines[k], camera: camera, bIsWidth: bIsWidth, sign: sign),
+                corners.allSatisfy({ $0.x >= -1 && $0.y >= -1 && $0.x <= width && $0.y <= height }),
+                Quad.isConvex(corners)
+              else { continue }
+              let sa2 = support(line: j, corners[1], corners[2])
+              guard sa2 >= 0.5 else { continue }
+              let sa1 = support(line: i, corners[3], corners[0])
+              guard sa1 >= 0.5 else { continue }
+              let s3 = segmentSupport(corners[2], corners[3])
+              // A card's sides end at its corners; a longer shape's run on.
+              let past1 = support(line: i, corners[3], corners[3] + (corners[3] - corners[0]) * 0.25)
+              let past2 = support(line: j, corners[2], corners[2] + (corners[2] - corners[1]) * 0.25)
+              guard past1 < 0.5 || past2 < 0.5 else { continue }
+              var perimeter = 0.0
+              let supports = [sb, sa2, s3, sa1]
+              for side in 0..<4 { perimeter += supports[side] * corners[side].distance(to: corners[(side + 1) % 4]) }
+              let mean = supports.reduce(0, +) / 4
+              // Below a card found on all four sides of the same strength.
+              let score = perimeter * mean * 0.8
+              found.append(Candidate(corners: Quad.clockwise(corners), score: score))
+            }
+          }
+        }
+      }
+    }
+    return found
   }
 
   private func quads(minimumSide: Double, camera: PinholeCamera) -> [Candidate] {

@@ -23,12 +23,16 @@ public struct CardEstimatorSettings: Sendable, Equatable {
   /// Size of the rectified card image.
   public var rectifiedWidth: Int
   public var rectifiedHeight: Int
+  /// Ask for colour frames and look for steps of colour as well as of
+  /// brightness (a card that differs from the table mostly in hue).
+  public var useColor: Bool
 
   public init(
     focalLength: Double? = nil, mirror: Bool = false, workingWidth: Int = 320, minimumWidthRatio: Double = 0.12,
     glareLevel: UInt8 = 250, layout: CardLayout = .hongKongIdentityCard, rectifiedWidth: Int = 428,
-    rectifiedHeight: Int = 270
+    rectifiedHeight: Int = 270, useColor: Bool = true
   ) {
+    self.useColor = useColor
     self.focalLength = focalLength
     self.mirror = mirror
     self.workingWidth = workingWidth
@@ -98,6 +102,9 @@ public final class CardEstimator: Estimator {
 
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
+  /// … and tilted at most this much on either axis (more, and the card is
+  /// hardly readable; clutter makes such shapes far more often).
+  public static let maximumTilt = 60.0
 
   public static let measurementNames = [
     "found", "corners.1.x", "corners.1.y", "corners.2.x", "corners.2.y", "corners.3.x", "corners.3.y", "corners.4.x",
@@ -110,7 +117,7 @@ public final class CardEstimator: Estimator {
     detector = CardDetector(workingWidth: settings.workingWidth)
     descriptor = EstimatorDescriptor(
       name: prefix, summary: "ID-1 card: corners, pose (tilt, distance), speed, glare, blur",
-      provides: Self.measurementNames.map { prefix + "." + $0 })
+      provides: Self.measurementNames.map { prefix + "." + $0 }, image: settings.useColor ? .color : .gray)
     lastRectified.reshape(width: settings.rectifiedWidth, height: settings.rectifiedHeight, format: .gray8)
   }
 
@@ -127,7 +134,9 @@ public final class CardEstimator: Estimator {
   public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
     let sourceWidth = frame.sourceWidth > 0 ? frame.sourceWidth : frame.width
     let sourceHeight = frame.sourceHeight > 0 ? frame.sourceHeight : frame.height
-    let observation = process(gray: frame.gray, t: frame.t, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+    let color = frame.hasColor ? frame.color : nil
+    let observation = process(
+      gray: frame.gray, color: color, t: frame.t, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     guard let found = nodes["found"] else { return }
     for node in tableNodes { measurements[node] = .table }
     measurements[found] = .bool(observation != nil)
@@ -165,7 +174,19 @@ public final class CardEstimator: Estimator {
   public func process(gray: ImageBuffer, t: Double, sourceWidth: Int? = nil, sourceHeight: Int? = nil)
     -> CardObservation?
   {
+    process(gray: gray, color: nil, t: t, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+  }
+
+  /// The same, with the frame in colour as well (rgb8, the size of `gray`;
+  /// nil or another size: luma only). Colour is used when `useColor` is set.
+  @discardableResult
+  public func process(
+    gray: ImageBuffer, color: ImageBuffer?, t: Double, sourceWidth: Int? = nil, sourceHeight: Int? = nil
+  ) -> CardObservation? {
     lastObservation = nil
+    let color =
+      settings.useColor
+      ? color.flatMap { $0.format == .rgb8 && $0.width == gray.width && $0.height == gray.height ? $0 : nil } : nil
     guard gray.format == .gray8, gray.width >= 32, gray.height >= 32 else {
       reset()
       return nil
@@ -185,8 +206,8 @@ public final class CardEstimator: Estimator {
       let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
       let motion = velocity.map(\.length).max() ?? 0
       let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
-      if let first = refiner.refine(gray, quad: predicted, reach: reach, shape: shape),
-        let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
+      if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
+        let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
         accept(second, camera: camera, minimumWidth: minimumWidth) != nil
       {
         refined = second
@@ -194,12 +215,14 @@ public final class CardEstimator: Estimator {
       }
     }
     if refined == nil {
-      let candidates = detector.detect(gray, camera: camera, minimumWidth: minimumWidth)
+      let candidates = detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth)
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
       for candidate in candidates {
-        guard let first = refiner.refine(gray, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
-          let second = refiner.refine(gray, quad: first.corners, reach: 3, shape: shape),
+        guard
+          let first = refiner.refine(
+            gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
+          let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
           let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
         else { continue }
         let support = second.support.reduce(0, +) / 4
@@ -287,6 +310,7 @@ public final class CardEstimator: Estimator {
       else { continue }
       // Held in landscape: the printed top edge runs left to right.
       guard abs(pose.roll) <= Self.maximumRoll else { continue }
+      guard abs(pose.tiltX) <= Self.maximumTilt, abs(pose.tiltY) <= Self.maximumTilt else { continue }
       if best == nil || residual < best!.2 { best = (ordered, pose, residual) }
     }
     return best

@@ -34,6 +34,8 @@ final class EdgeRefiner {
   /// Extra samples beyond the reach, to measure wide (blurred) steps.
   private static let pad = 8
   private var profile = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
+  private var profileG = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
+  private var profileB = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
   private var scores = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
 
   /// Refines `quad` (clockwise, pixels of `gray`), looking up to `reach`
@@ -41,15 +43,30 @@ final class EdgeRefiner {
   /// lines (the card's edge and a printed or background line beside it);
   /// of the combinations, the one `shape` (the residual of a card with
   /// those corners, nil when none could have them) likes best wins. Nil
-  /// when a side has too few edge points.
-  func refine(_ gray: ImageBuffer, quad: [Point2], reach: Double, shape: ([Point2]) -> Double?) -> Result? {
+  /// when a side has too few edge points. With `color` (rgb8, the size of
+  /// `gray`) a side whose luma has too few steps is read again in colour.
+  /// With `camera`, one side with no line is completed from the other three
+  /// (`CardCompletion`).
+  func refine(
+    _ gray: ImageBuffer, color: ImageBuffer? = nil, camera: PinholeCamera? = nil, quad: [Point2], reach: Double,
+    shape: ([Point2]) -> Double?
+  ) -> Result? {
+    let color = color.flatMap { $0.format == .rgb8 && $0.width == gray.width && $0.height == gray.height ? $0 : nil }
     let reach = max(2, min(Double(Self.maximumReach), reach))
     let center = Point2(quad.reduce(0) { $0 + $1.x } / 4, quad.reduce(0) { $0 + $1.y } / 4)
     var sides: [[SideFit]] = []
     for side in 0..<4 {
-      let fits = refineSide(gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
-      guard !fits.isEmpty else { return nil }
-      sides.append(fits)
+      var fits = refineSide(gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
+      if let color, (fits.first?.support ?? 0) < Self.colorBelow {
+        let colored = refineSide(color, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
+        if (colored.first?.support ?? 0) > (fits.first?.support ?? 0) { fits = colored }
+      }
+      sides.append(fits.filter { $0.support >= Self.weakSide })
+    }
+    let missing = (0..<4).filter { sides[$0].isEmpty }
+    if !missing.isEmpty {
+      guard missing.count == 1, let camera else { return nil }
+      return complete(quad, sides: sides, missing: missing[0], camera: camera, shape: shape)
     }
     var best: Result?
     var bestScore = -1.0
@@ -78,6 +95,71 @@ final class EdgeRefiner {
     }
     return best
   }
+
+  /// A side line with less support than this is no line.
+  static let weakSide = 0.3
+
+  /// The best card with three sides from `sides` and the fourth, `missing`,
+  /// completed from them, the one nearest `quad`'s side.
+  private func complete(
+    _ quad: [Point2], sides: [[SideFit]], missing: Int, camera: PinholeCamera, shape: ([Point2]) -> Double?
+  ) -> Result? {
+    let opposite = (missing + 2) % 4
+    let a1 = (missing + 3) % 4
+    let a2 = (missing + 1) % 4
+    // Whether `opposite` is one of the long sides, as in the quadrilateral given.
+    let lengthB = quad[opposite].distance(to: quad[(opposite + 1) % 4])
+    let lengthA = quad[a2].distance(to: quad[(a2 + 1) % 4])
+    let expected = Line2(through: quad[missing], quad[(missing + 1) % 4])
+    let middle = (quad[missing] + quad[(missing + 1) % 4]) * 0.5
+    var best: Result?
+    var bestScore = -1.0
+    for combination in 0..<8 {
+      let pb = combination & 1
+      let p1 = (combination >> 1) & 1
+      let p2 = (combination >> 2) & 1
+      guard pb < sides[opposite].count, p1 < sides[a1].count, p2 < sides[a2].count else { continue }
+      let b = sides[opposite][pb]
+      let first = sides[a1][p1]
+      let second = sides[a2][p2]
+      // Corners of the completion: b ∩ (line leading into b) first.
+      for sign in [1.0, -1.0] {
+        guard
+          let c = CardCompletion.corners(
+            a1: second.line, a2: first.line, b: b.line, camera: camera, bIsWidth: lengthB >= lengthA, sign: sign)
+        else { continue }
+        // c: [second ∩ b, b ∩ first, on first, on second] → quad order.
+        var corners = [Point2](repeating: Point2(0, 0), count: 4)
+        corners[opposite] = c[0]
+        corners[(opposite + 1) % 4] = c[1]
+        corners[missing] = c[2]
+        corners[(missing + 1) % 4] = c[3]
+        let line = Line2(through: c[2], c[3])
+        let distance = abs(line.distance(middle))
+        guard distance < 0.25 * lengthA + 4, Quad.isConvex(corners), let residual = shape(corners) else { continue }
+        _ = expected
+        let support = (b.support + first.support + second.support) / 4
+        let score = support * exp(-residual / CardDetector.residualScale)
+        if score > bestScore {
+          bestScore = score
+          var fits = [SideFit](repeating: b, count: 4)
+          fits[opposite] = b
+          fits[a1] = first
+          fits[a2] = second
+          let spread = [b.spread, first.spread, second.spread].sorted()[1]
+          fits[missing] = SideFit(line: line, support: 0, spread: spread, contrast: 0)
+          best = Result(
+            corners: corners, support: fits.map(\.support), spread: fits.map(\.spread),
+            contrast: fits.map(\.contrast))
+        }
+      }
+    }
+    return best
+  }
+
+  /// A side whose best line has less support than this in luma is read
+  /// again in colour, when there is colour.
+  static let colorBelow = 0.8
 
   struct SideFit {
     var line: Line2
@@ -109,19 +191,38 @@ final class EdgeRefiner {
     let width = gray.width
     let height = gray.height
     let pixels = gray.pixels
-    // Bilinear luma; outside the image, the nearest pixel inside, so that
-    // a card near the frame's border keeps its samples.
-    func sample(_ x: Double, _ y: Double) -> Double {
+    let channels = gray.format == .rgb8 ? 3 : 1
+    let stride = width * channels
+    // Bilinear samples of each channel into the profiles at `k`; outside
+    // the image, the nearest pixel inside, so that a card near the frame's
+    // border keeps its samples.
+    func sample(_ x: Double, _ y: Double, _ k: Int) {
       let x = max(0, min(Double(width - 1), x))
       let y = max(0, min(Double(height - 1), y))
       let ix = min(width - 2, Int(x))
       let iy = min(height - 2, Int(y))
       let fx = x - Double(ix)
       let fy = y - Double(iy)
-      let p = pixels + iy * width + ix
-      let top = Double(p[0]) * (1 - fx) + Double(p[1]) * fx
-      let bottom = Double(p[width]) * (1 - fx) + Double(p[width + 1]) * fx
-      return top * (1 - fy) + bottom * fy
+      let p = pixels + iy * stride + ix * channels
+      var top = Double(p[0]) * (1 - fx) + Double(p[channels]) * fx
+      var bottom = Double(p[stride]) * (1 - fx) + Double(p[stride + channels]) * fx
+      profile[k] = top * (1 - fy) + bottom * fy
+      guard channels == 3 else { return }
+      top = Double(p[1]) * (1 - fx) + Double(p[4]) * fx
+      bottom = Double(p[stride + 1]) * (1 - fx) + Double(p[stride + 4]) * fx
+      profileG[k] = top * (1 - fy) + bottom * fy
+      top = Double(p[2]) * (1 - fx) + Double(p[5]) * fx
+      bottom = Double(p[stride + 2]) * (1 - fx) + Double(p[stride + 5]) * fx
+      profileB[k] = top * (1 - fy) + bottom * fy
+    }
+    // How far apart two profile points are: luma levels, or the length of
+    // the colour difference over √3 (a gray step reads as in luma).
+    func difference(_ i: Int, _ j: Int) -> Double {
+      let r = profile[i] - profile[j]
+      guard channels == 3 else { return abs(r) }
+      let g = profileG[i] - profileG[j]
+      let b = profileB[i] - profileB[j]
+      return ((r * r + g * g + b * b) / 3).squareRoot()
     }
     let slots = Self.stepsPerSample
     var found = 0
@@ -135,11 +236,11 @@ final class EdgeRefiner {
       guard px >= 0, py >= 0, px <= Double(width - 1), py <= Double(height - 1) else { continue }
       for k in 0...last {
         let o = Double(k - center)
-        profile[k] = sample(px + nx * o, py + ny * o)
+        sample(px + nx * o, py + ny * o, k)
       }
       // Steps, favouring those near the expected place.
       for k in (center - steps)...(center + steps) {
-        let derivative = abs(profile[k + 1] - profile[k - 1]) / 2
+        let derivative = difference(k + 1, k - 1) / 2
         let o = Double(k - center)
         scores[k] = derivative * (1 - 0.4 * abs(o) / Double(steps + 1))
       }
@@ -158,24 +259,38 @@ final class EdgeRefiner {
           best = k
           bestScore = scores[k]
         }
-        let peak = best > 0 ? abs(profile[best + 1] - profile[best - 1]) / 2 : 0
+        let peak = best > 0 ? difference(best + 1, best - 1) / 2 : 0
         guard best > 0, peak >= 3 else { break }
         // Sub-pixel: the vertex of the parabola through the three slopes.
-        let left = abs((profile[best] - profile[best - 2]) / 2)
-        let right = abs((profile[best + 2] - profile[best]) / 2)
+        let left = difference(best, best - 2) / 2
+        let right = difference(best + 2, best) / 2
         let denominator = left - 2 * peak + right
         let shift = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (left - right) / denominator)) : 0
-        let o = Double(best - center) + shift
+        var o = Double(best - center) + shift
         // The step's height and width: for a blurred step of height A with
         // a Gaussian profile of deviation σ, the peak slope is A / (σ √(2π)).
         var outer = min(3, best, last - best)
-        var height = abs(profile[best + outer] - profile[best - outer])
+        var height = difference(best + outer, best - outer)
         var spread = height / (peak * (2 * Double.pi).squareRoot())
         if spread > 1 {
           // A wide step: measure its height further out.
           outer = min(Int((2.5 * spread).rounded(.up)) + 1, best, last - best)
-          height = abs(profile[best + outer] - profile[best - outer])
+          height = difference(best + outer, best - outer)
           spread = height / (peak * (2 * Double.pi).squareRoot())
+        }
+        if spread > 1.5 {
+          // A wide (smeared) step has a flat top of slope where the peak is
+          // noise: its middle is the centroid of the slope.
+          let half = Int((2 * spread).rounded(.up))
+          let floor = 0.25 * peak
+          var sum = 0.0
+          var moment = 0.0
+          for k in max(1, best - half)...min(last - 1, best + half) {
+            let weight = max(0, difference(k + 1, k - 1) / 2 - floor)
+            sum += weight
+            moment += weight * Double(k)
+          }
+          if sum > 0 { o = moment / sum - Double(center) }
         }
         let index = i * slots + slot
         xs[index] = px + nx * o
@@ -188,22 +303,28 @@ final class EdgeRefiner {
       if mask[i * slots] { found += 1 }
     }
     guard found >= count / 4 else { return [] }
+    // Points of smeared steps scatter more: the line may be wider.
+    var widths: [Double] = []
+    for i in 0..<count where mask[i * slots] { widths.append(spreads[i * slots]) }
+    widths.sort()
+    let tolerance = max(1, min(3, 0.35 * widths[widths.count / 2]))
     // The line most sample points agree on (pairs of points far apart
     // along the side), then a least-squares fit to its points; then the
     // same again without those points, for a second choice.
     var results: [SideFit] = []
     var available = mask
     for _ in 0..<2 {
-      guard let fit = consensusLine(count: count, available: available) else { break }
+      guard let fit = consensusLine(count: count, available: available, tolerance: tolerance) else { break }
       results.append(fit)
       for index in 0..<count * slots where available[index] {
-        if abs(fit.line.distance(Point2(xs[index], ys[index]))) <= 2 { available[index] = false }
+        if abs(fit.line.distance(Point2(xs[index], ys[index]))) <= 2 * tolerance { available[index] = false }
       }
     }
     return results
   }
 
-  private func consensusLine(count: Int, available: [Bool]) -> SideFit? {
+  /// `tolerance`: how far from the line (pixels) a point still counts.
+  private func consensusLine(count: Int, available: [Bool], tolerance: Double) -> SideFit? {
     let slots = Self.stepsPerSample
     let total = count * slots
     var bestLine: Line2?
@@ -220,7 +341,7 @@ final class EdgeRefiner {
             var strength = 0.0
             for k in 0..<count {
               for sk in 0..<slots where available[k * slots + sk] {
-                if abs(candidate.distance(Point2(xs[k * slots + sk], ys[k * slots + sk]))) <= 1 {
+                if abs(candidate.distance(Point2(xs[k * slots + sk], ys[k * slots + sk]))) <= tolerance {
                   votes += 1
                   strength += strengths[k * slots + sk]
                   break
@@ -244,7 +365,7 @@ final class EdgeRefiner {
       var chosen = [Bool](repeating: false, count: total)
       for i in 0..<count {
         var nearest = -1
-        var nearestDistance = pass == 0 ? 1.0 : 0.8
+        var nearestDistance = pass == 0 ? tolerance : 0.8 * tolerance
         for si in 0..<slots where available[i * slots + si] {
           let distance = abs(line.distance(Point2(xs[i * slots + si], ys[i * slots + si])))
           if distance <= nearestDistance {

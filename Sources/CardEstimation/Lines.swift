@@ -94,3 +94,47 @@ enum Quad {
 
   static func clockwise(_ q: [Point2]) -> [Point2] { signedArea(q) >= 0 ? q : [q[0], q[3], q[2], q[1]] }
 }
+
+/// A card whose outline is seen on three sides only (the fourth against a
+/// background of the same colour, or under glare): two opposite sides and
+/// the one joining them fix the card's plane for a camera of known focal
+/// length, and the card's proportions then fix the fourth side.
+enum CardCompletion {
+  /// The corners `[a1 ∩ b, b ∩ a2, on a2, on a1]` of the card with sides on
+  /// `a1` and `a2` (opposite each other) and `b`, seen by `camera` (pixel
+  /// coordinates of the image the lines are in). `bIsWidth`: `b` is one of
+  /// the long sides. `sign` (±1) chooses on which side of `b` the card lies.
+  static func corners(a1: Line2, a2: Line2, b: Line2, camera: PinholeCamera, bIsWidth: Bool, sign: Double)
+    -> [Point2]?
+  {
+    let f = camera.focal
+    let cx = camera.centerX
+    let cy = camera.centerY
+    // A line of the image as a plane through the camera centre (its normal).
+    func plane(_ line: Line2) -> Vector3 {
+      Vector3(f * line.nx, f * line.ny, line.nx * cx + line.ny * cy - line.offset)
+    }
+    let first = plane(a1).cross(plane(a2))
+    guard first.length > 1e-12 else { return nil }
+    let along = first.normalized
+    let across = along.cross(plane(b))
+    guard across.length > 1e-12 else { return nil }
+    let normal = along.cross(across.normalized)
+    guard let p0 = a1.intersection(b), let p1 = b.intersection(a2) else { return nil }
+    let r0 = Vector3((p0.x - cx) / f, (p0.y - cy) / f, 1)
+    let r1 = Vector3((p1.x - cx) / f, (p1.y - cy) / f, 1)
+    let k0 = normal.dot(r0)
+    let k1 = normal.dot(r1)
+    guard abs(k0) > 1e-12, abs(k1) > 1e-12, (k0 > 0) == (k1 > 0) else { return nil }
+    let x0 = r0 * (1 / abs(k0))
+    let x1 = r1 * (1 / abs(k1))
+    let lengthB = (x1 - x0).length
+    let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
+    let x2 = x1 + along * (sign * lengthA)
+    let x3 = x0 + along * (sign * lengthA)
+    let nearest = 0.05 * min(x0.z, x1.z)
+    guard x2.z > nearest, x3.z > nearest else { return nil }
+    func project(_ x: Vector3) -> Point2 { Point2(f * x.x / x.z + cx, f * x.y / x.z + cy) }
+    return [p0, p1, project(x2), project(x3)]
+  }
+}

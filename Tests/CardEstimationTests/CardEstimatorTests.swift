@@ -12,12 +12,14 @@ final class Bench {
   let scene: CardScene
   let estimator: CardEstimator
   let gray = ImageBuffer(format: .gray8)
+  let useColor: Bool
 
   init(
     _ keyframes: [CardKeyframe], width: Int = 640, height: Int = 360, fps: Double = 10, seed: UInt64 = 1,
     noise: Double = 2, shutter: Double = 0.5, interpolation: CardSchedule.Interpolation = .smoothstep,
-    mirror: Bool = false, knownFocal: Bool = true
+    mirror: Bool = false, knownFocal: Bool = true, color: Bool = true
   ) {
+    useColor = color
     let schedule = CardSchedule(keyframes: keyframes, interpolation: interpolation, noise: noise, shutter: shutter)
     scene = CardScene(schedule: schedule, options: CardSceneOptions(width: width, height: height, fps: fps, seed: seed))
     estimator = CardEstimator(
@@ -27,7 +29,8 @@ final class Bench {
   func run(frame index: Int) -> (CardObservation?, CardTruth) {
     let rgb = scene.render(frame: index)
     try! ImageConversion.rgb8ToGray8(rgb, into: gray)
-    return (estimator.process(gray: gray, t: scene.time(ofFrame: index)), scene.truth(frame: index))
+    let observation = estimator.process(gray: gray, color: useColor ? rgb : nil, t: scene.time(ofFrame: index))
+    return (observation, scene.truth(frame: index))
   }
 }
 
@@ -41,25 +44,29 @@ func still(_ keyframe: CardKeyframe) -> [CardKeyframe] { [keyframe] }
     var testDescription: String { name }
   }
 
-  static let poses: [PoseCase] = [
-    PoseCase(name: "front-on", keyframe: CardKeyframe(t: 0, distance: .widthRatio(0.45)), seed: 1),
-    PoseCase(name: "flipped right 40°", keyframe: CardKeyframe(t: 0, tiltY: 40, distance: .widthRatio(0.45)), seed: 2),
-    PoseCase(name: "flipped left 40°", keyframe: CardKeyframe(t: 0, tiltY: -40, distance: .widthRatio(0.4)), seed: 3),
-    PoseCase(name: "flipped up 40°", keyframe: CardKeyframe(t: 0, tiltX: 40, distance: .widthRatio(0.45)), seed: 4),
-    PoseCase(name: "flipped down 35°", keyframe: CardKeyframe(t: 0, tiltX: -35, distance: .widthRatio(0.5)), seed: 5),
-    PoseCase(
-      name: "tilted both ways and rolled",
-      keyframe: CardKeyframe(t: 0, tiltX: 20, tiltY: -25, roll: 12, distance: .widthRatio(0.4), offsetX: 0.1),
-      seed: 6),
-    PoseCase(
-      name: "small, off centre",
-      keyframe: CardKeyframe(t: 0, tiltY: 15, distance: .widthRatio(0.25), offsetX: -0.2, offsetY: 0.15), seed: 7),
-    PoseCase(
-      name: "40° with partial glare",
-      keyframe: CardKeyframe(
-        t: 0, tiltY: 40, distance: .widthRatio(0.45), glare: 0.9, glareX: 0.7, glareY: 0.4, glareRadius: 0.12),
-      seed: 12),
-  ]
+  static let poses: [PoseCase] =
+    [
+      PoseCase(name: "front-on", keyframe: CardKeyframe(t: 0, distance: .widthRatio(0.45)), seed: 1),
+      PoseCase(
+        name: "flipped right 40°", keyframe: CardKeyframe(t: 0, tiltY: 40, distance: .widthRatio(0.45)), seed: 2),
+      PoseCase(name: "flipped left 40°", keyframe: CardKeyframe(t: 0, tiltY: -40, distance: .widthRatio(0.4)), seed: 3),
+      PoseCase(name: "flipped up 40°", keyframe: CardKeyframe(t: 0, tiltX: 40, distance: .widthRatio(0.45)), seed: 4),
+      PoseCase(name: "flipped down 35°", keyframe: CardKeyframe(t: 0, tiltX: -35, distance: .widthRatio(0.5)), seed: 5),
+      PoseCase(
+        name: "tilted both ways and rolled",
+        keyframe: CardKeyframe(t: 0, tiltX: 20, tiltY: -25, roll: 12, distance: .widthRatio(0.4), offsetX: 0.1),
+        seed: 6),
+      PoseCase(
+        name: "small, off centre",
+        keyframe: CardKeyframe(t: 0, tiltY: 15, distance: .widthRatio(0.25), offsetX: -0.2, offsetY: 0.15), seed: 7),
+    ]
+    + (12..<17).map { seed in
+      PoseCase(
+        name: "40° with partial glare, background \(seed)",
+        keyframe: CardKeyframe(
+          t: 0, tiltY: 40, distance: .widthRatio(0.45), glare: 0.9, glareX: 0.7, glareY: 0.4, glareRadius: 0.12),
+        seed: UInt64(seed))
+    }
 
   @Test(arguments: poses)
   func findsTheCardAndItsPose(_ pose: PoseCase) throws {
@@ -78,7 +85,30 @@ func still(_ keyframe: CardKeyframe) -> [CardKeyframe] { [keyframe] }
     #expect(bench.estimator.lastRectified.width == 428 && bench.estimator.lastRectified.height == 270)
   }
 
-  @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+  @Test(arguments: [false, true])
+  func findsTheCardInRandomScenes(color: Bool) {
+    // Random poses over random backgrounds, fixed seeds: tilts up to 35° on
+    // either axis, roll up to 10°, cards 30–60% of the frame width, no blur.
+    var random = SeededRandom(seed: 77)
+    var good = 0
+    var missed: [Int] = []
+    for index in 0..<40 {
+      let keyframe = CardKeyframe(
+        t: 0, tiltX: random.uniform(-35, 35), tiltY: random.uniform(-35, 35), roll: random.uniform(-10, 10),
+        distance: .widthRatio(random.uniform(0.3, 0.6)), offsetX: random.uniform(-0.1, 0.1),
+        offsetY: random.uniform(-0.1, 0.1))
+      let bench = Bench(still(keyframe), seed: UInt64(200 + index), color: color)
+      let (found, truth) = bench.run(frame: 0)
+      if let found, abs(found.pose.tiltX - truth.pose.tiltX) < 2, abs(found.pose.tiltY - truth.pose.tiltY) < 2 {
+        good += 1
+      } else {
+        missed.append(index)
+      }
+    }
+    #expect(good >= (color ? 39 : 36), "missed \(missed)")
+  }
+
+  @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as [UInt64])
   func findsNothingWithoutACard(seed: UInt64) {
     let bench = Bench(still(CardKeyframe(t: 0, visible: false)), seed: seed)
     let (found, _) = bench.run(frame: 0)
