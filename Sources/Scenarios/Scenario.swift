@@ -36,6 +36,15 @@ public struct Scenario: Sendable {
   public var faults: [Fault]
   public var expectations: Expectations
 
+  /// A folder name for this scenario's outputs: its file's name (and its
+  /// position in the file), as letters, digits and dashes.
+  public var slug: String {
+    let base = ((file as NSString).deletingPathExtension as NSString).lastPathComponent
+    let parent = ((file as NSString).deletingLastPathComponent as NSString).lastPathComponent
+    let text = (parent.isEmpty ? "" : parent + "-") + base + (index.map { "-\($0)" } ?? "")
+    return String(text.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+  }
+
   /// The command that runs this scenario alone.
   public var reproduce: String {
     "workbench test \(file)" + (index.map { " --only \($0)" } ?? "")

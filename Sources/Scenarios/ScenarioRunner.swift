@@ -111,6 +111,8 @@ public enum ScenarioRunner {
       ((_ schedule: String, _ options: Scenario.SynthOptions, _ recording: String) throws(WorkbenchError) -> Void)? =
         SyntheticScenes.render
     public var logger: Logger
+    /// Writes each scenario's session report into a folder of its own here.
+    public var reportFolder: String?
 
     public init(logger: Logger) { self.logger = logger }
   }
@@ -173,8 +175,33 @@ public enum ScenarioRunner {
     if !measurementFaults.isEmpty {
       hooks.measurementAdjuster = { frame, schema in measurementFaults.apply(&frame, schema: schema) }
     }
+    var reportScratch: String?
+    if environment.reportFolder != nil {
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "workbench-scenario-\(UUID().uuidString)"
+      ).path
+      if (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil {
+        reportScratch = folder
+        options.traceOutPath = folder + "/trace.jsonl"
+      }
+    }
+    defer { if let reportScratch { try? FileManager.default.removeItem(atPath: reportScratch) } }
     let run = FlowSession.run(options, logger: environment.logger, hooks: hooks)
     let events = collected.events.map(ScenarioRunner.record)
+    var reportProblem: String?
+    if let reportFolder = environment.reportFolder, let reportScratch {
+      let eventsFile = reportScratch + "/events.jsonl"
+      do {
+        try Data(events.map { $0.jsonText + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: eventsFile))
+        try RunReports.write(
+          folder: reportFolder + "/" + scenario.slug, events: eventsFile, trace: options.traceOutPath,
+          settings: run.settings)
+      } catch let error as WorkbenchError {
+        reportProblem = "the report could not be written: \(error.description)"
+      } catch {
+        reportProblem = "the report could not be written: \(error.localizedDescription)"
+      }
+    }
     let result = events.last.map(Expectations.describe) ?? "no result"
     var failures = scenario.expectations.check(events: events, exitStatus: run.status.rawValue)
     if !run.problems.isEmpty && run.status.rawValue >= 2 && scenario.expectations.exit != run.status.rawValue {
@@ -183,6 +210,7 @@ public enum ScenarioRunner {
           + run.problems.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "),
         at: 0)
     }
+    if let reportProblem { failures.append(reportProblem) }
     return outcome(failures: failures, status: run.status.rawValue, result: result, count: events.count)
   }
 

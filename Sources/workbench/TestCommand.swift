@@ -47,6 +47,11 @@ struct TestCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Run only scenarios whose name contains this text.", valueName: "text"))
   var filter: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Write each scenario's session report into a folder of its own here.", valueName: "folder"))
+  var report: String?
+
   @Flag(name: .long, help: .hidden)
   var worker = false
 
@@ -76,6 +81,18 @@ struct TestCommand: ParsableCommand {
     var environment = ScenarioRunner.Environment(logger: logger)
     let gate = license.gate(settingsDirectory: nil)
     environment.licenseCheck = { features throws(WorkbenchError) in _ = try gate.check(features: features) }
+    environment.reportFolder = self.report
+    if let folder = self.report, !FileManager.default.fileExists(atPath: folder) {
+      // The reports' folder is made like any output's: its parent must exist.
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+      } catch {
+        throw fail(
+          WorkbenchError(
+            .usage, "cannot make the reports' folder: \(error.localizedDescription)",
+            at: SourceLocation(file: folder, key: "--report"), help: "check that its parent folder exists"))
+      }
+    }
 
     if worker {
       // One scenario, its outcome as one JSON line for the parent.
@@ -107,12 +124,13 @@ struct TestCommand: ParsableCommand {
     let licenseArguments =
       (license.licenseConfig.map { ["--license-config", $0] } ?? [])
       + (license.licenseKey.map { ["--license-key", $0] } ?? [])
+    let reportFolder = self.report
     runner.workerCommand = { address in
       [
         executable, "test", address.file, "--worker", "--only", String(address.index ?? 1), "--log-level",
         logging.logLevel,
       ]
-        + licenseArguments
+        + licenseArguments + (reportFolder.map { ["--report", $0] } ?? [])
     }
     runner.run(scenarios, environment: environment) { _, outcome in report(outcome) }
 
