@@ -134,7 +134,7 @@ let package = Package(
       name: "workbench-bench",
       dependencies: [
         "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
-        "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation",
+        "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios",
         .product(name: "Logging", package: "swift-log"),
       ]),
 

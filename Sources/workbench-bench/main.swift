@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging, quality, face or card
+//   workbench-bench flow       one group: flow, imaging, quality, face, card or qa
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -10,6 +10,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("quality", runQualityBenchmarks),
   ("face", runFaceBenchmarks),
   ("card", runCardBenchmarks),
+  ("qa", runQABenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
