@@ -74,7 +74,8 @@ func runQABenchmarks() throws {
     let value = median(seconds[label] ?? [0])
     print(
       String(
-        format: "  %-15@ %6.2f s per scenario  %6.1f frames/s  %.2fx", label as NSString, value, 300 / value,
+        format: "  %@ %6.2f s per scenario  %6.1f frames/s  %.2fx",
+        label.padding(toLength: 15, withPad: " ", startingAt: 0) as NSString, value, 300 / value,
         value / baseline))
   }
 }
