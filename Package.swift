@@ -140,6 +140,15 @@ let package = Package(
 
     // Helpers every test target shares (temporary folders, the package root).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // An HTTP server on loopback for the tests of HTTP clients.
+    .target(
+      name: "HTTPTestSupport",
+      dependencies: [
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      path: "Tests/HTTPTestSupport"),
     // A scripted V4L2 device, so the camera code runs in tests without a camera.
     .target(name: "CaptureTesting", dependencies: ["Capture", "CV4L2"], path: "Tests/CaptureTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
@@ -163,7 +172,8 @@ let package = Package(
     .testTarget(
       name: "AnalyticsTests",
       dependencies: [
-        "Analytics", "Reporting", "JSONCore", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        "Analytics", "Reporting", "JSONCore", "TestSupport", "HTTPTestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
@@ -182,7 +192,7 @@ let package = Package(
     .testTarget(
       name: "LicenseActivationTests",
       dependencies: [
-        "LicenseActivation", "Licensing", "Diagnostics", "TestSupport",
+        "LicenseActivation", "Licensing", "Diagnostics", "TestSupport", "HTTPTestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Capture
 import Diagnostics
+import Flows
 import Foundation
 import Imaging
 import JSONCore
@@ -141,7 +142,7 @@ public enum Fault: Sendable, Equatable {
 final class FaultySource: FrameSource {
   private let inner: any FrameSource
   private let faults: [Fault]
-  private var random: SplitMix
+  private var random: SeededGenerator
   private var pending: [CapturedFrame] = []
   private var frozen: FramePayload?
   private var lastT = -Double.infinity
@@ -161,7 +162,7 @@ final class FaultySource: FrameSource {
   init(_ inner: any FrameSource, faults: [Fault], seed: UInt64) {
     self.inner = inner
     self.faults = faults
-    random = SplitMix(seed: seed)
+    random = SeededGenerator(seed: seed)
     var times = 1
     for fault in faults { if case .replay(let n) = fault { times = n } }
     replaysLeft = times - 1
@@ -347,25 +348,11 @@ struct MeasurementFaults {
   }
 }
 
-/// The SplitMix64 generator: the same seed gives the same faults everywhere.
-struct SplitMix {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
-
 /// The frame and time faults that make sense for a trace (no pixels):
 /// dropped frames, duplicates, jitter, a frozen stretch, a swap.
 final class TraceFrameFaults {
   private let faults: [Fault]
-  private var random: SplitMix
+  private var random: SeededGenerator
   private var lastT = -Double.infinity
   private var frozen: MeasurementFrame?
   private var held: MeasurementFrame?
@@ -373,7 +360,7 @@ final class TraceFrameFaults {
 
   init(_ faults: [Fault], seed: UInt64) {
     self.faults = faults
-    random = SplitMix(seed: seed)
+    random = SeededGenerator(seed: seed)
   }
 
   /// Faults a trace cannot have, by name (pixels, a camera).

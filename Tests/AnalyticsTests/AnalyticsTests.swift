@@ -1,5 +1,6 @@
 import Analytics
 import Foundation
+import HTTPTestSupport
 import Hummingbird
 import JSONCore
 import Logging
@@ -134,34 +135,11 @@ final class ReceivedBodies: @unchecked Sendable {
 private func withCollector<T: Sendable>(
   _ received: ReceivedBodies, _ run: @Sendable (Int) async throws -> T
 ) async throws -> T {
-  let (ports, continuation) = AsyncStream<Int>.makeStream()
-  var logger = Logger(label: "analytics-endpoint")
-  logger.logLevel = .error
-  let application = Application(
-    responder: CallbackResponder { (request: Request, _: BasicRequestContext) in
-      let body = try await request.body.collect(upTo: 1 << 20)
-      received.add(String(buffer: body))
+  try await withLoopbackServer(
+    respond: { request in
+      received.add(String(buffer: try await request.body.collect(upTo: 1 << 20)))
       return Response(status: .ok)
-    },
-    configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-    onServerRunning: { channel in
-      continuation.yield(channel.localAddress?.port ?? 0)
-      continuation.finish()
-    }, logger: logger)
-  let group = ServiceGroup(services: [application], logger: application.logger)
-  return try await withThrowingTaskGroup(of: Void.self) { tasks in
-    tasks.addTask {
-      defer { continuation.finish() }
-      try await group.run()
-    }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
-    let result: Result<T, any Error>
-    do { result = .success(try await run(port)) } catch { result = .failure(error) }
-    await group.triggerGracefulShutdown()
-    try await tasks.waitForAll()
-    return try result.get()
-  }
+    }, run)
 }
 
 @Suite("Analytics over HTTP")

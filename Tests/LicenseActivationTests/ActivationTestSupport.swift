@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import HTTPTestSupport
 import Hummingbird
 import LicenseActivation
 import Licensing
@@ -97,32 +98,8 @@ func activationError(
 func withStubServer<T: Sendable>(
   status: HTTPResponse.Status, body: String, _ run: @Sendable (Int) async throws -> T
 ) async throws -> T {
-  let (ports, continuation) = AsyncStream<Int>.makeStream()
-  var logger = Logger(label: "stub-server")
-  logger.logLevel = .error
-  let application = Application(
-    responder: CallbackResponder { (_: Request, _: BasicRequestContext) in
-      Response(status: status, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    },
-    configuration: ApplicationConfiguration(address: .hostname(loopback, port: 0)),
-    onServerRunning: { channel in
-      continuation.yield(channel.localAddress?.port ?? 0)
-      continuation.finish()
-    }, logger: logger)
-  let group = ServiceGroup(services: [application], logger: application.logger)
-  return try await withThrowingTaskGroup(of: Void.self) { tasks in
-    tasks.addTask {
-      defer { continuation.finish() }
-      try await group.run()
-    }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
-    let result: Result<T, any Error>
-    do { result = .success(try await run(port)) } catch { result = .failure(error) }
-    await group.triggerGracefulShutdown()
-    try await tasks.waitForAll()
-    return try result.get()
-  }
+  try await withLoopbackServer(
+    respond: { _ in Response(status: status, body: ResponseBody(byteBuffer: ByteBuffer(string: body))) }, run)
 }
 
 /// A TCP server on loopback that accepts connections and never answers,
