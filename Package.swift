@@ -9,6 +9,8 @@ let package = Package(
     .executable(name: "workbench-bench", targets: ["workbench-bench"]),
     // The example estimator plugin (installed into plugins/ by scripts/build-plugins).
     .library(name: "WorkbenchContrastPlugin", type: .dynamic, targets: ["WorkbenchContrastPlugin"]),
+    // The example analytics sink plugin (--analytics csv:FILE), installed by scripts/build-plugins.
+    .library(name: "WorkbenchCSVAnalyticsPlugin", type: .dynamic, targets: ["WorkbenchCSVAnalyticsPlugin"]),
     // A plugin with a wrong ABI version, for the loader's tests.
     .library(name: "WorkbenchWrongABITestPlugin", type: .dynamic, targets: ["WorkbenchWrongABITestPlugin"]),
   ],
@@ -53,6 +55,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .target(
+      name: "WorkbenchCSVAnalyticsPlugin", dependencies: ["WorkbenchPluginABI"], path: "plugins/example-csv-analytics",
+      publicHeadersPath: "."),
+    .target(
       name: "WorkbenchContrastPlugin", dependencies: ["WorkbenchPluginABI"], path: "plugins/example-contrast",
       publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
     .target(
@@ -94,7 +99,7 @@ let package = Package(
     .target(
       name: "Analytics",
       dependencies: [
-        "Reporting", "JSONCore", "Diagnostics",
+        "Reporting", "JSONCore", "Diagnostics", "WorkbenchPluginABI",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),

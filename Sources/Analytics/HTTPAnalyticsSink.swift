@@ -173,14 +173,23 @@ public enum AnalyticsSinks {
     "https": { (text) throws(WorkbenchError) in try HTTPAnalyticsSink(url: text) },
   ]
 
-  /// Adds a kind of sink for URLs with this scheme (before a run starts).
-  public static func register(scheme: String, maker: @escaping Maker) { makers[scheme.lowercased()] = maker }
+  /// Schemes whose destinations are not URLs with `//` (a plugin's `csv:file.csv`).
+  nonisolated(unsafe) private static var bareSchemes: Set<String> = []
+
+  /// Adds a kind of sink for destinations with this scheme (before a run
+  /// starts). A plugin's scheme matches `scheme:anything`; the built-in
+  /// ones need `scheme://`.
+  public static func register(scheme: String, plugin: Bool = false, maker: @escaping Maker) {
+    makers[scheme.lowercased()] = maker
+    if plugin { bareSchemes.insert(scheme.lowercased()) }
+  }
 
   public static func make(_ text: String) throws(WorkbenchError) -> any AnalyticsSink {
-    if let colon = text.firstIndex(of: ":"), let maker = makers[text[..<colon].lowercased()],
-      text[colon...].hasPrefix("://")
-    {
-      return try maker(text)
+    if let colon = text.firstIndex(of: ":") {
+      let scheme = text[..<colon].lowercased()
+      if let maker = makers[scheme], text[colon...].hasPrefix("://") || bareSchemes.contains(scheme) {
+        return try maker(text)
+      }
     }
     let path = text.hasPrefix("file:") ? String(text.dropFirst(5)) : text
     return try JSONLinesAnalyticsSink(path: path)

@@ -68,6 +68,11 @@ public enum PluginLoader {
       return .failure(LoadFailure(message: "cannot load it: \(reason)"))
     }
     guard let symbol = dlsym(handle, WB_PLUGIN_ENTRY_SYMBOL) else {
+      // An analytics sink plugin lives in plugins/ too; it has no estimators.
+      if dlsym(handle, WB_ANALYTICS_SINK_ENTRY_SYMBOL) != nil {
+        dlclose(handle)
+        return .success([])
+      }
       dlclose(handle)
       return .failure(LoadFailure(message: "it has no '\(WB_PLUGIN_ENTRY_SYMBOL)' function: not a workbench plugin"))
     }

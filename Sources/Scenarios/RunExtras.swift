@@ -41,9 +41,12 @@ public final class RunExtras {
       if let artifacts = options.artifactsPath { imageFolders.append(artifacts) }
     }
     if !specs.isEmpty {
+      let home = try WorkbenchHome.locate()
+      for problem in AnalyticsSinkPlugins.load(directory: home.plugins) {
+        FileHandle.standardError.write(Data("workbench: warning: \(problem)\n".utf8))
+      }
       var sinks: [any AnalyticsSink] = []
       for spec in specs { sinks.append(try AnalyticsSinks.make(spec)) }
-      let home = try WorkbenchHome.locate()
       let folder = try SettingsFolder.make(home: home, settingsDirectory: settingsDirectory)
       let mapping =
         try folder.checkedJSONFile("analytics.json").map { (path) throws(WorkbenchError) in

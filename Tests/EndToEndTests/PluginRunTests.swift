@@ -103,3 +103,36 @@ private let contrastFlow = """
     #expect(try result(try events(eventsPath))["success"] == false)
   }
 }
+
+/// An analytics sink plugin loaded by the real binary from a scratch WORKBENCH_HOME.
+@Suite struct AnalyticsSinkPluginTests {
+  @Test func theExampleCSVSinkWritesTheTraceItsSchemeNames() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let home = try folder.subfolder("home")
+    let files = FileManager.default
+    try files.copyItem(atPath: packageRoot + "/configs", toPath: home + "/configs")
+    try files.createDirectory(atPath: home + "/plugins/csv", withIntermediateDirectories: true)
+    try files.copyItem(atPath: packageRoot + "/plugins/wb", toPath: home + "/plugins/wb")
+    try files.copyItem(
+      atPath: pluginBuildProducts + "/libWorkbenchCSVAnalyticsPlugin.so",
+      toPath: home + "/plugins/csv/libWorkbenchCSVAnalyticsPlugin.so")
+    let csv = folder.file("trace.csv")
+    let outcome = try workbenchWithEnvironment(
+      [
+        "run", "examples/hkid-2018.lua", "--input", "examples/traces/hkid-2018-pass.jsonl", "--analytics", "csv:" + csv,
+        "--analytics", folder.file("trace.jsonl"),
+      ], folder: folder, environment: ["WORKBENCH_HOME": home])
+    #expect(outcome.status == 0, "\(outcome)")
+    let lines = try #require(fileText(csv)).split(separator: "\n")
+    #expect(lines.first == "timestamp,sessionId,category,event,status,page,statusCode")
+    #expect(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[3] }.first == "INIT")
+    #expect(lines.contains { $0.hasSuffix(",ENROLLMENT,COMPLETE,SUCCESS,SCAN,SCAN_DOCUMENT_SUCCESS") }, "\(lines)")
+    // The same records as the built-in JSON Lines sink.
+    let jsonLines = try #require(fileText(folder.file("trace.jsonl"))).split(separator: "\n")
+    #expect(jsonLines.count == lines.count - 1)
+    #expect(outcome.stderr.contains("rows in \(csv), 0 dropped"), "\(outcome)")
+    // Estimators do not take the sink library for a broken estimator plugin.
+    #expect(!outcome.stderr.contains("not a workbench plugin"), "\(outcome)")
+  }
+}

@@ -160,6 +160,9 @@ func workbenchWithEnvironment(
   process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
   var merged = ProcessInfo.processInfo.environment
   merged.removeValue(forKey: "WORKBENCH_HOME")
+  merged.removeValue(forKey: "WORKBENCH_LICENSE_PUBLIC_KEY")
+  // Runs check the test license, never one of the machine (as `Launched` does).
+  merged["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
   for (key, value) in environment { merged[key] = value }
   process.environment = merged
   process.standardInput = FileHandle.nullDevice
