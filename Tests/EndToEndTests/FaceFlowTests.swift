@@ -72,3 +72,50 @@ import Testing
     #expect(quality.status == 0, "\(quality)")
   }
 }
+
+/// A still photograph held to the camera: a real face that never moves.
+@Suite struct StillPhotoTests {
+  /// A folder of `count` copies of a real portrait, played at 30 fps.
+  private func stillPhoto(_ folder: TemporaryFolder, count: Int = 200) throws -> String {
+    let frames = try folder.subfolder("still")
+    let photo = try #require(FileManager.default.contents(atPath: packageRoot + "/Tests/Fixtures/frames/obama-480.jpg"))
+    for index in 0..<count {
+      try photo.write(to: URL(fileURLWithPath: frames + String(format: "/%04d.jpg", index)))
+    }
+    return frames
+  }
+
+  @Test func aStillPhotoNeverPassesABlink() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = try stillPhoto(folder)
+    let outcome = try workbench(
+      [
+        "run", "examples/liveness-blink.lua", "--input", input, "--fps", "30", "--quiet", "--events",
+        folder.file("e.jsonl"),
+      ],
+      folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let records = try events(folder.file("e.jsonl"))
+    #expect(try result(records)["code"] == 1007)
+    let statuses = records.compactMap { $0["status"]?.stringValue }
+    #expect(statuses.contains("EYES_OPENED"), "the face was seen: \(statuses)")
+    #expect(!statuses.contains("EYES_CLOSED"))
+  }
+
+  @Test func aStillPhotoNeverPassesAHeadTurn() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = try stillPhoto(folder)
+    // Seed 2 draws turn left, look up, look down.
+    let outcome = try workbench(
+      [
+        "run", "examples/liveness-random.lua", "--input", input, "--fps", "30", "--seed", "2", "--quiet", "--events",
+        folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let records = try events(folder.file("e.jsonl"))
+    #expect(try result(records)["code"] == 1007)
+    #expect(!records.contains { $0["status"] == "INTERACTION_SUCCESS" })
+  }
+}
