@@ -219,6 +219,10 @@ public final class CardEstimator: Estimator {
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
       for candidate in candidates {
+        // A candidate cannot beat the best so far when even its whole
+        // perimeter, fully supported and of a perfect shape, would not
+        // (with some room for refinement moving its sides).
+        guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
         guard
           let first = refiner.refine(
             gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),

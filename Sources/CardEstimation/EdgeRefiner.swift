@@ -25,18 +25,41 @@ final class EdgeRefiner {
   /// (glare, a printed line near the edge, clutter behind the card).
   static let stepsPerSample = 3
   private static let maximumReach = 64
-  private var xs = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var ys = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var strengths = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var mask = [Bool](repeating: false, count: samplesPerSide * stepsPerSample)
-  private var spreads = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var steps = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
+  // Scratch memory, allocated once: per sample point and step slot, and
+  // per profile position.
+  private static let slotCount = samplesPerSide * stepsPerSample
+  private static let profileLength = 2 * (maximumReach + pad) + 8
+  private let xs = scratch(Double.self, slotCount)
+  private let ys = scratch(Double.self, slotCount)
+  private let strengths = scratch(Double.self, slotCount)
+  private let mask = scratch(Bool.self, slotCount)
+  private let available = scratch(Bool.self, slotCount)
+  private let chosen = scratch(Bool.self, slotCount)
+  private let spreads = scratch(Double.self, slotCount)
+  private let steps = scratch(Double.self, slotCount)
   /// Extra samples beyond the reach, to measure wide (blurred) steps.
   private static let pad = 8
-  private var profile = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var profileG = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var profileB = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var scores = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
+  private let profile = scratch(Double.self, profileLength)
+  private let profileG = scratch(Double.self, profileLength)
+  private let profileB = scratch(Double.self, profileLength)
+  private let scores = scratch(Double.self, profileLength)
+
+  private static func scratch(_: Double.Type, _ count: Int) -> UnsafeMutablePointer<Double> {
+    let pointer = UnsafeMutablePointer<Double>.allocate(capacity: count)
+    pointer.initialize(repeating: 0, count: count)
+    return pointer
+  }
+
+  private static func scratch(_: Bool.Type, _ count: Int) -> UnsafeMutablePointer<Bool> {
+    let pointer = UnsafeMutablePointer<Bool>.allocate(capacity: count)
+    pointer.initialize(repeating: false, count: count)
+    return pointer
+  }
+
+  deinit {
+    for pointer in [xs, ys, strengths, spreads, steps, profile, profileG, profileB, scores] { pointer.deallocate() }
+    for pointer in [mask, available, chosen] { pointer.deallocate() }
+  }
 
   /// Refines `quad` (clockwise, pixels of `gray`), looking up to `reach`
   /// pixels either side of each edge. Each side may have two candidate
@@ -312,7 +335,7 @@ final class EdgeRefiner {
     // along the side), then a least-squares fit to its points; then the
     // same again without those points, for a second choice.
     var results: [SideFit] = []
-    var available = mask
+    available.update(from: mask, count: count * slots)
     for _ in 0..<2 {
       guard let fit = consensusLine(count: count, available: available, tolerance: tolerance) else { break }
       results.append(fit)
@@ -324,7 +347,7 @@ final class EdgeRefiner {
   }
 
   /// `tolerance`: how far from the line (pixels) a point still counts.
-  private func consensusLine(count: Int, available: [Bool], tolerance: Double) -> SideFit? {
+  private func consensusLine(count: Int, available: UnsafeMutablePointer<Bool>, tolerance: Double) -> SideFit? {
     let slots = Self.stepsPerSample
     let total = count * slots
     var bestLine: Line2?
@@ -362,7 +385,7 @@ final class EdgeRefiner {
     var heights: [Double] = []
     for pass in 0..<2 {
       // One point per sample: the one nearest the line, if near enough.
-      var chosen = [Bool](repeating: false, count: total)
+      chosen.update(repeating: false, count: total)
       for i in 0..<count {
         var nearest = -1
         var nearestDistance = pass == 0 ? tolerance : 0.8 * tolerance

@@ -92,6 +92,17 @@ enum Quad {
     return true
   }
 
+  /// The same for four corners given one by one (no array).
+  static func isConvex(_ a: Point2, _ b: Point2, _ c: Point2, _ d: Point2) -> Bool {
+    func turn(_ p: Point2, _ q: Point2, _ r: Point2) -> Double { (q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x) }
+    let t0 = turn(a, b, c)
+    let t1 = turn(b, c, d)
+    let t2 = turn(c, d, a)
+    let t3 = turn(d, a, b)
+    guard abs(t0) >= 1e-9, abs(t1) >= 1e-9, abs(t2) >= 1e-9, abs(t3) >= 1e-9 else { return false }
+    return (t0 > 0) == (t1 > 0) && (t1 > 0) == (t2 > 0) && (t2 > 0) == (t3 > 0)
+  }
+
   static func clockwise(_ q: [Point2]) -> [Point2] { signedArea(q) >= 0 ? q : [q[0], q[3], q[2], q[1]] }
 }
 
