@@ -582,18 +582,48 @@ final class CardDetector {
         pairs.append((i, j))
       }
     }
+    // Per pair and line: how much of the line between the pair's two
+    // lines has edges (0 when it crosses them outside the image); and the
+    // lines worth pairing.
+    var pairIndex = [Int](repeating: -1, count: count * count)
+    for (index, pair) in pairs.enumerated() { pairIndex[pair.0 * count + pair.1] = index }
+    var between = [Double](repeating: 0, count: pairs.count * count)
+    var crossers = [[Int]](repeating: [], count: pairs.count)
+    withSupport { support in
+      for (index, (a1, a2)) in pairs.enumerated() {
+        for b in 0..<count where b != a1 && b != a2 {
+          guard let c0 = crossing[a1 * count + b], let c1 = crossing[b * count + a2] else { continue }
+          let s = support(b, c0, c1)
+          between[index * count + b] = s
+          if s >= 0.3 { crossers[index].append(b) }
+        }
+      }
+    }
     var found: [Candidate] = []
     let cardCorners = CardFormat.corners
     let shortestSide = minimumSide * 0.6
-    withSupport { support in
-      for p in 0..<pairs.count {
-        let (a1, a2) = pairs[p]
-        for q in p + 1..<pairs.count {
-          let (b1, b2) = pairs[q]
-          guard a1 != b1, a1 != b2, a2 != b1, a2 != b2 else { continue }
+    for p in 0..<pairs.count {
+      let (a1, a2) = pairs[p]
+      let across = crossers[p]
+      guard across.count >= 2 else { continue }
+      for first in 0..<across.count - 1 {
+        for second in first + 1..<across.count {
+          let b1 = across[first]
+          let b2 = across[second]
+          // Each quadrilateral once: (a1, a2) is the earlier pair.
+          let q = pairIndex[b1 * count + b2]
+          guard q > p else { continue }
           // The two directions must differ by 35° or more.
           let cosine = abs(lines[a1].nx * lines[b1].nx + lines[a1].ny * lines[b1].ny)
           guard cosine < 0.82 else { continue }
+          let s1 = between[q * count + a2]
+          guard s1 >= 0.3 else { continue }
+          let s3 = between[q * count + a1]
+          guard s3 >= 0.3 else { continue }
+          let s0 = between[p * count + b1]
+          let s2 = between[p * count + b2]
+          let mean = (s0 + s1 + s2 + s3) / 4
+          guard mean >= 0.65 else { continue }
           guard let c0 = crossing[a1 * count + b1], let c1 = crossing[b1 * count + a2],
             let c2 = crossing[a2 * count + b2], let c3 = crossing[b2 * count + a1]
           else { continue }
@@ -603,16 +633,6 @@ final class CardDetector {
           let side2 = c2.distance(to: c3)
           let side3 = c3.distance(to: c0)
           guard min(side0, side1, side2, side3) >= shortestSide else { continue }
-          let s0 = support(b1, c0, c1)
-          guard s0 >= 0.3 else { continue }
-          let s1 = support(a2, c1, c2)
-          guard s1 >= 0.3 else { continue }
-          let s2 = support(b2, c2, c3)
-          guard s2 >= 0.3 else { continue }
-          let s3 = support(a1, c3, c0)
-          guard s3 >= 0.3 else { continue }
-          let mean = (s0 + s1 + s2 + s3) / 4
-          guard mean >= 0.65 else { continue }
           // A card's shape for this camera, in one of its two orientations.
           let ordered = Quad.clockwise([c0, c1, c2, c3])
           var residual = Double.infinity

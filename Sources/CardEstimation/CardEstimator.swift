@@ -100,6 +100,12 @@ public final class CardEstimator: Estimator {
     settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
   }
 
+  /// A refined card with every side at least this well supported and a
+  /// shape residual below `strongResidual` ends the search among
+  /// candidates the detector rated well below it.
+  static let strongSupport = 0.9
+  static let strongResidual = 0.02
+
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
   /// … and tilted at most this much on either axis (more, and the card is
@@ -218,22 +224,36 @@ public final class CardEstimator: Estimator {
       let candidates = detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth)
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
+      var accepted: [[Point2]] = []
+      var strong = false
+      var strongScore = 0.0
       for candidate in candidates {
         // A candidate cannot beat the best so far when even its whole
         // perimeter, fully supported and of a perfect shape, would not
         // (with some room for refinement moving its sides).
         guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
+        // A card found on all four sides and of a card's very shape is not
+        // beaten by a candidate the detector rated well below it.
+        if strong, candidate.score < 0.8 * strongScore { break }
+        // Nor when it starts where an earlier one ended: it would end there too.
+        let settled = accepted.contains { corners in
+          candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
+        }
+        if settled { continue }
         guard
           let first = refiner.refine(
             gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
           let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
           let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
         else { continue }
+        accepted.append(second.corners)
         let support = second.support.reduce(0, +) / 4
         let score = perimeter(ordered) * support * exp(-residual / CardDetector.residualScale)
         if score > bestScore {
           bestScore = score
           refined = second
+          strong = second.support.allSatisfy { $0 >= Self.strongSupport } && residual < Self.strongResidual
+          strongScore = candidate.score
         }
       }
     }
