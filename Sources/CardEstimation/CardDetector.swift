@@ -22,6 +22,9 @@ final class CardDetector {
   private var edgeX: [Float] = []
   private var edgeY: [Float] = []
   private var edgeAngle: [Float] = []
+  // Cosine and sine of the edge's gradient direction.
+  private var edgeCos: [Float] = []
+  private var edgeSin: [Float] = []
   private var edgeCount = 0
   /// Per working pixel: 0, or 1 + the edge's gradient direction in degrees (0–179).
   private var edgeMap: [UInt8] = []
@@ -115,6 +118,8 @@ final class CardDetector {
       edgeX = magnitude
       edgeY = magnitude
       edgeAngle = magnitude
+      edgeCos = magnitude
+      edgeSin = magnitude
     }
     if edgeMap.count < count { edgeMap = [UInt8](repeating: 0, count: count) }
     edgeMap.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: count) }
@@ -278,6 +283,8 @@ final class CardDetector {
                     ex[edgeCount] = Float(x)
                     ey[edgeCount] = Float(y)
                     ea[edgeCount] = angle
+                    edgeCos[edgeCount] = gx[i] / m
+                    edgeSin[edgeCount] = gy[i] / m
                     edgeMap[i] = UInt8(min(179, Int(angle * 180 / .pi))) + 1
                     edgeCount += 1
                   }
@@ -371,16 +378,26 @@ final class CardDetector {
         xs.removeAll(keepingCapacity: true)
         ys.removeAll(keepingCapacity: true)
         let reach = pass == 0 ? 1.5 : 1.0
-        let lineAngle = atan2(line.ny, line.nx)
-        for e in 0..<edgeCount {
-          let x = Double(edgeX[e])
-          let y = Double(edgeY[e])
-          guard abs(line.nx * x + line.ny * y - line.offset) <= reach else { continue }
-          var difference = abs(Double(edgeAngle[e]) - lineAngle).truncatingRemainder(dividingBy: .pi)
-          if difference > .pi / 2 { difference = .pi - difference }
-          guard difference < 0.14 else { continue }
-          xs.append(x)
-          ys.append(y)
+        // Edges within a pixel or so of the line, their direction within
+        // 0.14 rad (8°) of its normal either way: |cos| > cos 0.14.
+        let nx = line.nx
+        let ny = line.ny
+        let offset = line.offset
+        edgeX.withUnsafeBufferPointer { ex in
+          edgeY.withUnsafeBufferPointer { ey in
+            edgeCos.withUnsafeBufferPointer { ec in
+              edgeSin.withUnsafeBufferPointer { es in
+                for e in 0..<edgeCount {
+                  let x = Double(ex[e])
+                  let y = Double(ey[e])
+                  guard abs(nx * x + ny * y - offset) <= reach else { continue }
+                  guard abs(nx * Double(ec[e]) + ny * Double(es[e])) > 0.990_215 else { continue }
+                  xs.append(x)
+                  ys.append(y)
+                }
+              }
+            }
+          }
         }
         guard xs.count >= 2 else { break }
         let mask = [Bool](repeating: true, count: xs.count)
@@ -534,31 +551,27 @@ final class CardDetector {
             guard p0.distance(to: p1) >= minimumSide * 0.6 else { continue }
             let sb = support(k, p0, p1)
             guard sb >= 0.6 else { continue }
-            for bIsWidth in [true, false] {
-              for sign in [1.0, -1.0] {
-                guard
-                  let corners = CardCompletion.corners(
-                    a1: lines[i], a2: lines[j], b: lines[k], camera: camera, bIsWidth: bIsWidth, sign: sign),
-                  corners.allSatisfy({ $0.x >= -1 && $0.y >= -1 && $0.x <= width && $0.y <= height }),
-                  Quad.isConvex(corners)
-                else { continue }
-                let sa2 = support(j, corners[1], corners[2])
-                guard sa2 >= 0.5 else { continue }
-                let sa1 = support(i, corners[3], corners[0])
-                guard sa1 >= 0.5 else { continue }
-                // A card's sides end at its corners; a longer shape's run on.
-                let past1 = support(i, corners[3], corners[3] + (corners[3] - corners[0]) * 0.25)
-                let past2 = support(j, corners[2], corners[2] + (corners[2] - corners[1]) * 0.25)
-                guard past1 < 0.5 || past2 < 0.5 else { continue }
-                let s3 = segmentSupport(corners[2], corners[3])
-                var perimeter = 0.0
-                let supports = [sb, sa2, s3, sa1]
-                for side in 0..<4 { perimeter += supports[side] * corners[side].distance(to: corners[(side + 1) % 4]) }
-                let mean = supports.reduce(0, +) / 4
-                // Below a card found on all four sides of the same strength.
-                let score = perimeter * mean * 0.8
-                found.append(Candidate(corners: Quad.clockwise(corners), score: score))
-              }
+            CardCompletion.forEach(a1: lines[i], a2: lines[j], b: lines[k], p0: p0, p1: p1, camera: camera) {
+              c0, c1, c2, c3 in
+              guard c2.x >= -1, c2.y >= -1, c2.x <= width, c2.y <= height, c3.x >= -1, c3.y >= -1, c3.x <= width,
+                c3.y <= height, Quad.isConvex(c0, c1, c2, c3)
+              else { return }
+              let sa2 = support(j, c1, c2)
+              guard sa2 >= 0.5 else { return }
+              let sa1 = support(i, c3, c0)
+              guard sa1 >= 0.5 else { return }
+              // A card's sides end at its corners; a longer shape's run on.
+              let past1 = support(i, c3, c3 + (c3 - c0) * 0.25)
+              let past2 = support(j, c2, c2 + (c2 - c1) * 0.25)
+              guard past1 < 0.5 || past2 < 0.5 else { return }
+              let s3 = segmentSupport(c2, c3)
+              let perimeter =
+                sb * c0.distance(to: c1) + sa2 * c1.distance(to: c2) + s3 * c2.distance(to: c3) + sa1
+                * c3.distance(to: c0)
+              let mean = (sb + sa2 + s3 + sa1) / 4
+              // Below a card found on all four sides of the same strength.
+              let score = perimeter * mean * 0.8
+              found.append(Candidate(corners: Quad.clockwise([c0, c1, c2, c3]), score: score))
             }
           }
         }

@@ -106,6 +106,15 @@ public final class CardEstimator: Estimator {
   static let strongSupport = 0.9
   static let strongResidual = 0.02
 
+  /// A card with one side that has no clear step is accepted when each
+  /// other side has at least this support, and along that side the colour
+  /// inside and outside differ by `regionLevel` at `regionShare` of the
+  /// points, the same way (`regionConsistency`).
+  static let threeSidedSupport = 0.75
+  static let regionLevel = 16.0
+  static let regionShare = 0.85
+  static let regionConsistency = 0.35
+
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
   /// … and tilted at most this much on either axis (more, and the card is
@@ -214,7 +223,7 @@ public final class CardEstimator: Estimator {
       let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
       if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
         let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-        accept(second, camera: camera, minimumWidth: minimumWidth) != nil
+        accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth) != nil
       {
         refined = second
         tracked = true
@@ -244,7 +253,7 @@ public final class CardEstimator: Estimator {
           let first = refiner.refine(
             gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
           let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-          let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
+          let (ordered, _, residual) = accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
         else { continue }
         accepted.append(second.corners)
         let support = second.support.reduce(0, +) / 4
@@ -258,7 +267,7 @@ public final class CardEstimator: Estimator {
       }
     }
     guard let result = refined,
-      let (ordered, pose, residual) = accept(result, camera: camera, minimumWidth: minimumWidth)
+      let (ordered, pose, residual) = accept(result, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
     else {
       reset()
       return nil
@@ -305,16 +314,36 @@ public final class CardEstimator: Estimator {
     return observation
   }
 
+  /// Corners in printed order (unmirrored), pose, shape residual.
+  private typealias Accepted = ([Point2], CardPose, Double)
+
   /// The corners in printed order (in unmirrored coordinates), the pose and
-  /// the shape residual when `result` looks like a whole card; else nil.
-  private func accept(_ result: EdgeRefiner.Result, camera: PinholeCamera, minimumWidth: Double) -> (
-    [Point2], CardPose, Double
-  )? {
-    guard result.support.allSatisfy({ $0 >= 0.45 }), result.support.reduce(0, +) >= 3.2 else { return nil }
+  /// the shape residual when `result` looks like a whole card (on three
+  /// sides, when the fourth still bounds the card's region); else nil.
+  private func accept(_ result: EdgeRefiner.Result, image: ImageBuffer, camera: PinholeCamera, minimumWidth: Double)
+    -> Accepted?
+  {
     let width = Double(camera.width)
     let height = Double(camera.height)
     guard result.corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
     else { return nil }
+    let weak = (0..<4).filter { result.support[$0] < 0.45 }
+    if weak.isEmpty {
+      guard result.support.reduce(0, +) >= 3.2 else { return nil }
+    } else {
+      // One side without a clear step (smeared by motion, or faint): the
+      // other three well backed, and the region still ending along it.
+      guard weak.count == 1, (0..<4).allSatisfy({ weak[0] == $0 || result.support[$0] >= Self.threeSidedSupport })
+      else { return nil }
+      let side = weak[0]
+      let a = result.corners[side]
+      let b = result.corners[(side + 1) % 4]
+      let center = result.corners.reduce(Point2(0, 0)) { $0 + $1 } * 0.25
+      let size = min(a.distance(to: b), result.corners[(side + 1) % 4].distance(to: result.corners[(side + 2) % 4]))
+      let gap = max(3, min(16, 0.06 * size))
+      let step = refiner.regionStep(image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
+      guard step.share >= Self.regionShare, step.consistency >= Self.regionConsistency else { return nil }
+    }
     guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
     let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
     guard widthPixels >= minimumWidth else { return nil }

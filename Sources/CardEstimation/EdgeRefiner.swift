@@ -119,6 +119,76 @@ final class EdgeRefiner {
     return best
   }
 
+  /// Whether the card's region ends along the side a–b of the card with
+  /// centre `center` even where no sharp step can be found there (a step
+  /// smeared by motion, say): at evenly spaced points along the side
+  /// (between 10% and 90%), the mean colour in a band inside (from `gap`
+  /// to `gap + band` pixels from the side) against one outside. Gives the
+  /// share of points where the two differ by at least `level` (colour
+  /// distance over √3, luma levels for a gray image), and how consistent
+  /// the difference is along the side (the length of the mean difference
+  /// over the mean length: 1 when it is the same everywhere).
+  func regionStep(
+    _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, gap: Double, band: Double, level: Double
+  ) -> (share: Double, consistency: Double) {
+    let length = a.distance(to: b)
+    guard length > 4 else { return (0, 0) }
+    var nx = -(b.y - a.y) / length
+    var ny = (b.x - a.x) / length
+    let middle = (a + b) * 0.5
+    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
+      nx = -nx
+      ny = -ny
+    }
+    let channels = image.format == .rgb8 ? 3 : 1
+    let width = image.width
+    let height = image.height
+    let pixels = image.pixels
+    // The mean of each channel over a band across the side at `p`, from
+    // `from` to `to` pixels along the outward normal (nearest pixels).
+    func mean(_ p: Point2, _ from: Double, _ to: Double) -> (Double, Double, Double)? {
+      var sum = (0.0, 0.0, 0.0)
+      var n = 0.0
+      var o = from
+      while o <= to {
+        let x = Int((p.x + nx * o).rounded())
+        let y = Int((p.y + ny * o).rounded())
+        if x >= 0, y >= 0, x < width, y < height {
+          let q = pixels + (y * width + x) * channels
+          if channels == 3 {
+            sum = (sum.0 + Double(q[0]), sum.1 + Double(q[1]), sum.2 + Double(q[2]))
+          } else {
+            sum = (sum.0 + Double(q[0]), sum.1 + Double(q[0]), sum.2 + Double(q[0]))
+          }
+          n += 1
+        }
+        o += 1
+      }
+      guard n >= 3 else { return nil }
+      return (sum.0 / n, sum.1 / n, sum.2 / n)
+    }
+    let count = Self.samplesPerSide
+    var hits = 0
+    var total = 0
+    var meanDifference = (0.0, 0.0, 0.0)
+    var meanLength = 0.0
+    for i in 0..<count {
+      let s = 0.1 + 0.8 * (Double(i) + 0.5) / Double(count)
+      let p = a + (b - a) * s
+      guard let inside = mean(p, -gap - band, -gap), let outside = mean(p, gap, gap + band) else { continue }
+      let d = (inside.0 - outside.0, inside.1 - outside.1, inside.2 - outside.2)
+      let distance = ((d.0 * d.0 + d.1 * d.1 + d.2 * d.2) / 3).squareRoot()
+      total += 1
+      if distance >= level { hits += 1 }
+      meanDifference = (meanDifference.0 + d.0, meanDifference.1 + d.1, meanDifference.2 + d.2)
+      meanLength += distance
+    }
+    guard total >= count / 2, meanLength > 0 else { return (0, 0) }
+    let d = meanDifference
+    let consistency = ((d.0 * d.0 + d.1 * d.1 + d.2 * d.2) / 3).squareRoot() / meanLength
+    return (Double(hits) / Double(count), consistency)
+  }
+
   /// A side line with less support than this is no line.
   static let weakSide = 0.3
 
