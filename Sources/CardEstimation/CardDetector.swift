@@ -71,7 +71,12 @@ final class CardDetector {
     let height = max(8, Int((Double(gray.height) / scale).rounded()))
     var useColor = false
     if let color, color.format == .rgb8, color.width == gray.width, color.height == gray.height {
-      useColor = (try? ImageConversion.resize(color, width: width, height: height, into: workColor)) != nil
+      if color.width % width == 0, color.height % height == 0, color.width / width == color.height / height {
+        reduceColor(color, factor: color.width / width, into: workColor)
+        useColor = true
+      } else {
+        useColor = (try? ImageConversion.resize(color, width: width, height: height, into: workColor)) != nil
+      }
     }
     if useColor {
       // Edges come from the colour image alone: the luma copy only gives the size.
@@ -104,6 +109,47 @@ final class CardDetector {
       Candidate(
         corners: candidate.corners.map { Point2(($0.x + 0.5) * scaleX - 0.5, ($0.y + 0.5) * scaleY - 0.5) },
         score: candidate.score)
+    }
+  }
+
+  /// Column sums of a band of rows, for `reduceColor`.
+  private var rowSums: [UInt32] = []
+
+  /// Block averages of `factor` × `factor` pixels of an rgb8 image (the
+  /// same as `ImageConversion.resize` for a whole-number factor): the
+  /// rows of a band are summed first, reading memory in order.
+  private func reduceColor(_ source: ImageBuffer, factor: Int, into destination: ImageBuffer) {
+    let width = source.width / factor
+    let height = source.height / factor
+    destination.reshape(width: width, height: height, format: .rgb8)
+    let rowBytes = source.width * 3
+    if rowSums.count < rowBytes { rowSums = [UInt32](repeating: 0, count: rowBytes) }
+    let area = UInt32(factor * factor)
+    let half = area / 2
+    rowSums.withUnsafeMutableBufferPointer { sums in
+      for row in 0..<height {
+        let band = source.pixels + row * factor * rowBytes
+        for x in 0..<rowBytes { sums[x] = UInt32(band[x]) }
+        for line in 1..<factor {
+          let pixels = band + line * rowBytes
+          for x in 0..<rowBytes { sums[x] &+= UInt32(pixels[x]) }
+        }
+        let output = destination.pixels + row * width * 3
+        for column in 0..<width {
+          let start = column * factor * 3
+          var r: UInt32 = 0
+          var g: UInt32 = 0
+          var b: UInt32 = 0
+          for k in 0..<factor {
+            r &+= sums[start + 3 * k]
+            g &+= sums[start + 3 * k + 1]
+            b &+= sums[start + 3 * k + 2]
+          }
+          output[column * 3] = UInt8(truncatingIfNeeded: (r + half) / area)
+          output[column * 3 + 1] = UInt8(truncatingIfNeeded: (g + half) / area)
+          output[column * 3 + 2] = UInt8(truncatingIfNeeded: (b + half) / area)
+        }
+      }
     }
   }
 
