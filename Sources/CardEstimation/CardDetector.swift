@@ -22,6 +22,9 @@ final class CardDetector {
   private var edgeX: [Float] = []
   private var edgeY: [Float] = []
   private var edgeAngle: [Float] = []
+  // Cosine and sine of the edge's gradient direction.
+  private var edgeCos: [Float] = []
+  private var edgeSin: [Float] = []
   private var edgeCount = 0
   /// Per working pixel: 0, or 1 + the edge's gradient direction in degrees (0–179).
   private var edgeMap: [UInt8] = []
@@ -66,10 +69,20 @@ final class CardDetector {
     let scale = Double(gray.width) / Double(min(workingWidth, gray.width))
     let width = Int((Double(gray.width) / scale).rounded())
     let height = max(8, Int((Double(gray.height) / scale).rounded()))
-    guard (try? ImageConversion.resize(gray, width: width, height: height, into: work)) != nil else { return [] }
     var useColor = false
     if let color, color.format == .rgb8, color.width == gray.width, color.height == gray.height {
-      useColor = (try? ImageConversion.resize(color, width: width, height: height, into: workColor)) != nil
+      if color.width % width == 0, color.height % height == 0, color.width / width == color.height / height {
+        reduceColor(color, factor: color.width / width, into: workColor)
+        useColor = true
+      } else {
+        useColor = (try? ImageConversion.resize(color, width: width, height: height, into: workColor)) != nil
+      }
+    }
+    if useColor {
+      // Edges come from the colour image alone: the luma copy only gives the size.
+      work.reshape(width: width, height: height, format: .gray8)
+    } else {
+      guard (try? ImageConversion.resize(gray, width: width, height: height, into: work)) != nil else { return [] }
     }
     let scaleX = Double(gray.width) / Double(width)
     let scaleY = Double(gray.height) / Double(height)
@@ -78,8 +91,9 @@ final class CardDetector {
     findLines(minimumVotes: Int32(max(10, minimumSide * 0.7)))
     // The camera as seen in the working image.
     let workCamera = PinholeCamera(focal: camera.focal / scaleX, width: width, height: height)
-    var candidates = quads(minimumSide: minimumSide, camera: workCamera)
-    candidates += completions(minimumSide: minimumSide, camera: workCamera)
+    let crossing = crossings()
+    var candidates = quads(minimumSide: minimumSide, camera: workCamera, crossing: crossing)
+    candidates += completions(minimumSide: minimumSide, camera: workCamera, crossing: crossing)
     candidates.sort { $0.score > $1.score }
     // One of each: a candidate whose corners are all near those of a
     // better one is the same card.
@@ -98,6 +112,47 @@ final class CardDetector {
     }
   }
 
+  /// Column sums of a band of rows, for `reduceColor`.
+  private var rowSums: [UInt32] = []
+
+  /// Block averages of `factor` × `factor` pixels of an rgb8 image (the
+  /// same as `ImageConversion.resize` for a whole-number factor): the
+  /// rows of a band are summed first, reading memory in order.
+  private func reduceColor(_ source: ImageBuffer, factor: Int, into destination: ImageBuffer) {
+    let width = source.width / factor
+    let height = source.height / factor
+    destination.reshape(width: width, height: height, format: .rgb8)
+    let rowBytes = source.width * 3
+    if rowSums.count < rowBytes { rowSums = [UInt32](repeating: 0, count: rowBytes) }
+    let area = UInt32(factor * factor)
+    let half = area / 2
+    rowSums.withUnsafeMutableBufferPointer { sums in
+      for row in 0..<height {
+        let band = source.pixels + row * factor * rowBytes
+        for x in 0..<rowBytes { sums[x] = UInt32(band[x]) }
+        for line in 1..<factor {
+          let pixels = band + line * rowBytes
+          for x in 0..<rowBytes { sums[x] &+= UInt32(pixels[x]) }
+        }
+        let output = destination.pixels + row * width * 3
+        for column in 0..<width {
+          let start = column * factor * 3
+          var r: UInt32 = 0
+          var g: UInt32 = 0
+          var b: UInt32 = 0
+          for k in 0..<factor {
+            r &+= sums[start + 3 * k]
+            g &+= sums[start + 3 * k + 1]
+            b &+= sums[start + 3 * k + 2]
+          }
+          output[column * 3] = UInt8(truncatingIfNeeded: (r + half) / area)
+          output[column * 3 + 1] = UInt8(truncatingIfNeeded: (g + half) / area)
+          output[column * 3 + 2] = UInt8(truncatingIfNeeded: (b + half) / area)
+        }
+      }
+    }
+  }
+
   private func findEdges(color: Bool) {
     let width = work.width
     let height = work.height
@@ -109,6 +164,8 @@ final class CardDetector {
       edgeX = magnitude
       edgeY = magnitude
       edgeAngle = magnitude
+      edgeCos = magnitude
+      edgeSin = magnitude
     }
     if edgeMap.count < count { edgeMap = [UInt8](repeating: 0, count: count) }
     edgeMap.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: count) }
@@ -165,6 +222,7 @@ final class CardDetector {
     let height = work.height
     let count = width * height
     let pixels = workColor.pixels
+    let threshold = Self.edgeThreshold
     magnitude.withUnsafeMutableBufferPointer { mag in
       gradX.withUnsafeMutableBufferPointer { gx in
         gradY.withUnsafeMutableBufferPointer { gy in
@@ -196,14 +254,32 @@ final class CardDetector {
                 syy += sy * sy
                 sxy += sx * sy
               }
-              // The larger eigenvalue and its eigenvector.
+              // The larger eigenvalue and its eigenvector (its direction
+              // only where the pixel can be an edge).
               let half = (sxx + syy) / 2
               let root = (((sxx - syy) / 2) * ((sxx - syy) / 2) + sxy * sxy).squareRoot()
-              let m = ((half + root) / 3).squareRoot()
-              let angle = 0.5 * atan2(2 * sxy, sxx - syy)
-              gx[i] = m * cos(angle)
-              gy[i] = m * sin(angle)
+              let lambda = half + root
+              let m = (lambda / 3).squareRoot()
               mag[i] = m
+              guard m >= threshold else {
+                gx[i] = 0
+                gy[i] = 0
+                continue
+              }
+              var vx = lambda - syy
+              var vy = sxy
+              if sxx < syy {
+                vx = sxy
+                vy = lambda - sxx
+              }
+              let norm = (vx * vx + vy * vy).squareRoot()
+              if norm > 0 {
+                gx[i] = m * vx / norm
+                gy[i] = m * vy / norm
+              } else {
+                gx[i] = m
+                gy[i] = 0
+              }
             }
           }
         }
@@ -253,6 +329,8 @@ final class CardDetector {
                     ex[edgeCount] = Float(x)
                     ey[edgeCount] = Float(y)
                     ea[edgeCount] = angle
+                    edgeCos[edgeCount] = gx[i] / m
+                    edgeSin[edgeCount] = gy[i] / m
                     edgeMap[i] = UInt8(min(179, Int(angle * 180 / .pi))) + 1
                     edgeCount += 1
                   }
@@ -346,16 +424,26 @@ final class CardDetector {
         xs.removeAll(keepingCapacity: true)
         ys.removeAll(keepingCapacity: true)
         let reach = pass == 0 ? 1.5 : 1.0
-        let lineAngle = atan2(line.ny, line.nx)
-        for e in 0..<edgeCount {
-          let x = Double(edgeX[e])
-          let y = Double(edgeY[e])
-          guard abs(line.nx * x + line.ny * y - line.offset) <= reach else { continue }
-          var difference = abs(Double(edgeAngle[e]) - lineAngle).truncatingRemainder(dividingBy: .pi)
-          if difference > .pi / 2 { difference = .pi - difference }
-          guard difference < 0.14 else { continue }
-          xs.append(x)
-          ys.append(y)
+        // Edges within a pixel or so of the line, their direction within
+        // 0.14 rad (8°) of its normal either way: |cos| > cos 0.14.
+        let nx = line.nx
+        let ny = line.ny
+        let offset = line.offset
+        edgeX.withUnsafeBufferPointer { ex in
+          edgeY.withUnsafeBufferPointer { ey in
+            edgeCos.withUnsafeBufferPointer { ec in
+              edgeSin.withUnsafeBufferPointer { es in
+                for e in 0..<edgeCount {
+                  let x = Double(ex[e])
+                  let y = Double(ey[e])
+                  guard abs(nx * x + ny * y - offset) <= reach else { continue }
+                  guard abs(nx * Double(ec[e]) + ny * Double(es[e])) > 0.990_215 else { continue }
+                  xs.append(x)
+                  ys.append(y)
+                }
+              }
+            }
+          }
         }
         guard xs.count >= 2 else { break }
         let mask = [Bool](repeating: true, count: xs.count)
@@ -386,22 +474,64 @@ final class CardDetector {
 
   private var diagonal = 0.0
 
+  /// Reads how much of a segment on a line found has edges, from the
+  /// occupancy prefix sums, without copying them.
+  struct SupportReader {
+    let lines: UnsafeBufferPointer<Line2>
+    let occupancy: UnsafeBufferPointer<Int32>
+    let length: Int
+    let diagonal: Double
+
+    /// The share of the middle of segment a–b on line `index` that has edges.
+    func callAsFunction(_ index: Int, _ a: Point2, _ b: Point2) -> Double {
+      let line = lines[index]
+      var ta = -line.ny * a.x + line.nx * a.y
+      var tb = -line.ny * b.x + line.nx * b.y
+      if ta > tb { swap(&ta, &tb) }
+      let span = tb - ta
+      // Leave out the ends: the rounded corners and the neighbour sides.
+      let start = ta + 0.12 * span
+      let end = tb - 0.12 * span
+      let first = max(1, Int((start + diagonal) / CardDetector.occupancyBin) + 1)
+      let last = min(length - 1, Int((end + diagonal) / CardDetector.occupancyBin) + 1)
+      guard last > first else { return 0 }
+      let base = index * length
+      let hits = occupancy[base + last] - occupancy[base + first - 1]
+      return Double(hits) / Double(last - first + 1)
+    }
+  }
+
+  private func withSupport<R>(_ body: (SupportReader) -> R) -> R {
+    let length = occupancyLength
+    let diagonal = diagonal
+    return lines.withUnsafeBufferPointer { lines in
+      occupancy.withUnsafeBufferPointer { occupancy in
+        body(SupportReader(lines: lines, occupancy: occupancy, length: length, diagonal: diagonal))
+      }
+    }
+  }
+
   /// The share of the middle of segment a–b on line `index` that has edges.
   func support(line index: Int, _ a: Point2, _ b: Point2) -> Double {
-    let line = lines[index]
-    var ta = -line.ny * a.x + line.nx * a.y
-    var tb = -line.ny * b.x + line.nx * b.y
-    if ta > tb { swap(&ta, &tb) }
-    let length = tb - ta
-    // Leave out the ends: the rounded corners and the neighbour sides.
-    let start = ta + 0.12 * length
-    let end = tb - 0.12 * length
-    let first = max(1, Int((start + diagonal) / Self.occupancyBin) + 1)
-    let last = min(occupancyLength - 1, Int((end + diagonal) / Self.occupancyBin) + 1)
-    guard last > first else { return 0 }
-    let base = index * occupancyLength
-    let hits = occupancy[base + last] - occupancy[base + first - 1]
-    return Double(hits) / Double(last - first + 1)
+    withSupport { $0(index, a, b) }
+  }
+
+  /// Where every two lines found cross (row-major, `lines.count` square),
+  /// nil when they are nearly parallel or cross outside the working image.
+  private func crossings() -> [Point2?] {
+    let count = lines.count
+    let width = Double(work.width)
+    let height = Double(work.height)
+    var table = [Point2?](repeating: nil, count: count * count)
+    for i in 0..<count {
+      for j in i + 1..<count {
+        guard let p = lines[i].intersection(lines[j]), p.x >= -1, p.y >= -1, p.x <= width, p.y <= height
+        else { continue }
+        table[i * count + j] = p
+        table[j * count + i] = p
+      }
+    }
+    return table
   }
 
   /// The share of the middle of segment a–b (any line) that has edge
@@ -446,49 +576,48 @@ final class CardDetector {
   /// third joining them, completed by the card's proportions
   /// (`CardCompletion`), kept when the three sides are well backed by edges
   /// and the opposite lines do not run on past the completed corners.
-  private func completions(minimumSide: Double, camera: PinholeCamera) -> [Candidate] {
+  private func completions(minimumSide: Double, camera: PinholeCamera, crossing: [Point2?]) -> [Candidate] {
     let count = lines.count
     guard count >= 3 else { return [] }
     let width = Double(work.width)
     let height = Double(work.height)
+    let lines = self.lines
     var found: [Candidate] = []
-    for i in 0..<count {
-      for j in i + 1..<count {
-        let cosine = lines[i].nx * lines[j].nx + lines[i].ny * lines[j].ny
-        guard abs(cosine) > 0.766 else { continue }
-        let separation = abs(lines[i].offset - lines[j].offset * (cosine > 0 ? 1 : -1))
-        guard separation >= minimumSide * 0.6 else { continue }
-        for k in 0..<count where k != i && k != j {
-          let across = abs(lines[i].nx * lines[k].nx + lines[i].ny * lines[k].ny)
-          guard across < 0.82 else { continue }
-          guard let p0 = lines[i].intersection(lines[k]), let p1 = lines[k].intersection(lines[j]) else { continue }
-          guard p0.distance(to: p1) >= minimumSide * 0.6 else { continue }
-          let sb = support(line: k, p0, p1)
-          guard sb >= 0.6 else { continue }
-          for bIsWidth in [true, false] {
-            for sign in [1.0, -1.0] {
-              guard
-                let corners = CardCompletion.corners(
-                  a1: lines[i], a2: lines[j], b: lines[k], camera: camera, bIsWidth: bIsWidth, sign: sign),
-                corners.allSatisfy({ $0.x >= -1 && $0.y >= -1 && $0.x <= width && $0.y <= height }),
-                Quad.isConvex(corners)
-              else { continue }
-              let sa2 = support(line: j, corners[1], corners[2])
-              guard sa2 >= 0.5 else { continue }
-              let sa1 = support(line: i, corners[3], corners[0])
-              guard sa1 >= 0.5 else { continue }
-              let s3 = segmentSupport(corners[2], corners[3])
+    withSupport { support in
+      for i in 0..<count {
+        for j in i + 1..<count {
+          let cosine = lines[i].nx * lines[j].nx + lines[i].ny * lines[j].ny
+          guard abs(cosine) > 0.766 else { continue }
+          let separation = abs(lines[i].offset - lines[j].offset * (cosine > 0 ? 1 : -1))
+          guard separation >= minimumSide * 0.6 else { continue }
+          for k in 0..<count where k != i && k != j {
+            let across = abs(lines[i].nx * lines[k].nx + lines[i].ny * lines[k].ny)
+            guard across < 0.82 else { continue }
+            guard let p0 = crossing[i * count + k], let p1 = crossing[k * count + j] else { continue }
+            guard p0.distance(to: p1) >= minimumSide * 0.6 else { continue }
+            let sb = support(k, p0, p1)
+            guard sb >= 0.6 else { continue }
+            CardCompletion.forEach(a1: lines[i], a2: lines[j], b: lines[k], p0: p0, p1: p1, camera: camera) {
+              c0, c1, c2, c3 in
+              guard c2.x >= -1, c2.y >= -1, c2.x <= width, c2.y <= height, c3.x >= -1, c3.y >= -1, c3.x <= width,
+                c3.y <= height, Quad.isConvex(c0, c1, c2, c3)
+              else { return }
+              let sa2 = support(j, c1, c2)
+              guard sa2 >= 0.5 else { return }
+              let sa1 = support(i, c3, c0)
+              guard sa1 >= 0.5 else { return }
               // A card's sides end at its corners; a longer shape's run on.
-              let past1 = support(line: i, corners[3], corners[3] + (corners[3] - corners[0]) * 0.25)
-              let past2 = support(line: j, corners[2], corners[2] + (corners[2] - corners[1]) * 0.25)
-              guard past1 < 0.5 || past2 < 0.5 else { continue }
-              var perimeter = 0.0
-              let supports = [sb, sa2, s3, sa1]
-              for side in 0..<4 { perimeter += supports[side] * corners[side].distance(to: corners[(side + 1) % 4]) }
-              let mean = supports.reduce(0, +) / 4
+              let past1 = support(i, c3, c3 + (c3 - c0) * 0.25)
+              let past2 = support(j, c2, c2 + (c2 - c1) * 0.25)
+              guard past1 < 0.5 || past2 < 0.5 else { return }
+              let s3 = segmentSupport(c2, c3)
+              let perimeter =
+                sb * c0.distance(to: c1) + sa2 * c1.distance(to: c2) + s3 * c2.distance(to: c3) + sa1
+                * c3.distance(to: c0)
+              let mean = (sb + sa2 + s3 + sa1) / 4
               // Below a card found on all four sides of the same strength.
               let score = perimeter * mean * 0.8
-              found.append(Candidate(corners: Quad.clockwise(corners), score: score))
+              found.append(Candidate(corners: Quad.clockwise([c0, c1, c2, c3]), score: score))
             }
           }
         }
@@ -497,11 +626,10 @@ final class CardDetector {
     return found
   }
 
-  private func quads(minimumSide: Double, camera: PinholeCamera) -> [Candidate] {
+  private func quads(minimumSide: Double, camera: PinholeCamera, crossing: [Point2?]) -> [Candidate] {
     let count = lines.count
     guard count >= 4 else { return [] }
-    let width = Double(work.width)
-    let height = Double(work.height)
+    let lines = self.lines
     // Roughly opposite pairs: within 40° of each other, far enough apart.
     var pairs: [(Int, Int)] = []
     for i in 0..<count {
@@ -513,52 +641,71 @@ final class CardDetector {
         pairs.append((i, j))
       }
     }
+    // Per pair and line: how much of the line between the pair's two
+    // lines has edges (0 when it crosses them outside the image); and the
+    // lines worth pairing.
+    var pairIndex = [Int](repeating: -1, count: count * count)
+    for (index, pair) in pairs.enumerated() { pairIndex[pair.0 * count + pair.1] = index }
+    var between = [Double](repeating: 0, count: pairs.count * count)
+    var crossers = [[Int]](repeating: [], count: pairs.count)
+    withSupport { support in
+      for (index, (a1, a2)) in pairs.enumerated() {
+        for b in 0..<count where b != a1 && b != a2 {
+          guard let c0 = crossing[a1 * count + b], let c1 = crossing[b * count + a2] else { continue }
+          let s = support(b, c0, c1)
+          between[index * count + b] = s
+          if s >= 0.3 { crossers[index].append(b) }
+        }
+      }
+    }
     var found: [Candidate] = []
     let cardCorners = CardFormat.corners
+    let shortestSide = minimumSide * 0.6
     for p in 0..<pairs.count {
       let (a1, a2) = pairs[p]
-      for q in p + 1..<pairs.count {
-        let (b1, b2) = pairs[q]
-        guard a1 != b1, a1 != b2, a2 != b1, a2 != b2 else { continue }
-        // The two directions must differ by 35° or more.
-        let cosine = abs(lines[a1].nx * lines[b1].nx + lines[a1].ny * lines[b1].ny)
-        guard cosine < 0.82 else { continue }
-        guard let c0 = lines[a1].intersection(lines[b1]), let c1 = lines[b1].intersection(lines[a2]),
-          let c2 = lines[a2].intersection(lines[b2]), let c3 = lines[b2].intersection(lines[a1])
-        else { continue }
-        let corners = [c0, c1, c2, c3]
-        guard corners.allSatisfy({ $0.x >= -1 && $0.y >= -1 && $0.x <= width && $0.y <= height }) else { continue }
-        guard Quad.isConvex(corners) else { continue }
-        var sides = [0.0, 0, 0, 0]
-        var shortest = Double.infinity
-        for k in 0..<4 {
-          sides[k] = corners[k].distance(to: corners[(k + 1) % 4])
-          shortest = min(shortest, sides[k])
-        }
-        guard shortest >= minimumSide * 0.6 else { continue }
-        let s0 = support(line: b1, c0, c1)
-        guard s0 >= 0.3 else { continue }
-        let s1 = support(line: a2, c1, c2)
-        guard s1 >= 0.3 else { continue }
-        let s2 = support(line: b2, c2, c3)
-        guard s2 >= 0.3 else { continue }
-        let s3 = support(line: a1, c3, c0)
-        guard s3 >= 0.3 else { continue }
-        let mean = (s0 + s1 + s2 + s3) / 4
-        guard mean >= 0.65 else { continue }
-        // A card's shape for this camera, in one of its two orientations.
-        let ordered = Quad.clockwise(corners)
-        var residual = Double.infinity
-        for start in 0..<2 {
-          let image = (0..<4).map { ordered[(start + $0) % 4] }
-          guard let h = Homography(from: cardCorners, to: image),
-            let result = CardPose.from(homography: h, camera: camera)
+      let across = crossers[p]
+      guard across.count >= 2 else { continue }
+      for first in 0..<across.count - 1 {
+        for second in first + 1..<across.count {
+          let b1 = across[first]
+          let b2 = across[second]
+          // Each quadrilateral once: (a1, a2) is the earlier pair.
+          let q = pairIndex[b1 * count + b2]
+          guard q > p else { continue }
+          // The two directions must differ by 35° or more.
+          let cosine = abs(lines[a1].nx * lines[b1].nx + lines[a1].ny * lines[b1].ny)
+          guard cosine < 0.82 else { continue }
+          let s1 = between[q * count + a2]
+          guard s1 >= 0.3 else { continue }
+          let s3 = between[q * count + a1]
+          guard s3 >= 0.3 else { continue }
+          let s0 = between[p * count + b1]
+          let s2 = between[p * count + b2]
+          let mean = (s0 + s1 + s2 + s3) / 4
+          guard mean >= 0.65 else { continue }
+          guard let c0 = crossing[a1 * count + b1], let c1 = crossing[b1 * count + a2],
+            let c2 = crossing[a2 * count + b2], let c3 = crossing[b2 * count + a1]
           else { continue }
-          residual = min(residual, result.residual)
+          guard Quad.isConvex(c0, c1, c2, c3) else { continue }
+          let side0 = c0.distance(to: c1)
+          let side1 = c1.distance(to: c2)
+          let side2 = c2.distance(to: c3)
+          let side3 = c3.distance(to: c0)
+          guard min(side0, side1, side2, side3) >= shortestSide else { continue }
+          // A card's shape for this camera, in one of its two orientations.
+          let ordered = Quad.clockwise([c0, c1, c2, c3])
+          var residual = Double.infinity
+          for start in 0..<2 {
+            let image = (0..<4).map { ordered[(start + $0) % 4] }
+            guard let h = Homography(from: cardCorners, to: image),
+              let result = CardPose.from(homography: h, camera: camera)
+            else { continue }
+            residual = min(residual, result.residual)
+          }
+          guard residual < 0.2 else { continue }
+          let perimeter = s0 * side0 + s1 * side1 + s2 * side2 + s3 * side3
+          found.append(Candidate(corners: ordered, score: perimeter * mean * exp(-residual / Self.residualScale)))
         }
-        guard residual < 0.2 else { continue }
-        let perimeter = s0 * sides[0] + s1 * sides[1] + s2 * sides[2] + s3 * sides[3]
-        found.append(Candidate(corners: ordered, score: perimeter * mean * exp(-residual / Self.residualScale)))
       }
     }
     return found

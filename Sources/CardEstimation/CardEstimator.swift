@@ -100,6 +100,21 @@ public final class CardEstimator: Estimator {
     settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
   }
 
+  /// A refined card with every side at least this well supported and a
+  /// shape residual below `strongResidual` ends the search among
+  /// candidates the detector rated well below it.
+  static let strongSupport = 0.9
+  static let strongResidual = 0.02
+
+  /// A card with one side that has no clear step is accepted when each
+  /// other side has at least this support, and along that side the colour
+  /// inside and outside differ by `regionLevel` at `regionShare` of the
+  /// points, the same way (`regionConsistency`).
+  static let threeSidedSupport = 0.75
+  static let regionLevel = 16.0
+  static let regionShare = 0.85
+  static let regionConsistency = 0.35
+
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
   /// … and tilted at most this much on either axis (more, and the card is
@@ -208,7 +223,7 @@ public final class CardEstimator: Estimator {
       let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
       if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
         let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-        accept(second, camera: camera, minimumWidth: minimumWidth) != nil
+        accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth) != nil
       {
         refined = second
         tracked = true
@@ -218,23 +233,41 @@ public final class CardEstimator: Estimator {
       let candidates = detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth)
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
+      var accepted: [[Point2]] = []
+      var strong = false
+      var strongScore = 0.0
       for candidate in candidates {
+        // A candidate cannot beat the best so far when even its whole
+        // perimeter, fully supported and of a perfect shape, would not
+        // (with some room for refinement moving its sides).
+        guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
+        // A card found on all four sides and of a card's very shape is not
+        // beaten by a candidate the detector rated well below it.
+        if strong, candidate.score < 0.8 * strongScore { break }
+        // Nor when it starts where an earlier one ended: it would end there too.
+        let settled = accepted.contains { corners in
+          candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
+        }
+        if settled { continue }
         guard
           let first = refiner.refine(
             gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
           let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-          let (ordered, _, residual) = accept(second, camera: camera, minimumWidth: minimumWidth)
+          let (ordered, _, residual) = accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
         else { continue }
+        accepted.append(second.corners)
         let support = second.support.reduce(0, +) / 4
         let score = perimeter(ordered) * support * exp(-residual / CardDetector.residualScale)
         if score > bestScore {
           bestScore = score
           refined = second
+          strong = second.support.allSatisfy { $0 >= Self.strongSupport } && residual < Self.strongResidual
+          strongScore = candidate.score
         }
       }
     }
     guard let result = refined,
-      let (ordered, pose, residual) = accept(result, camera: camera, minimumWidth: minimumWidth)
+      let (ordered, pose, residual) = accept(result, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
     else {
       reset()
       return nil
@@ -281,16 +314,36 @@ public final class CardEstimator: Estimator {
     return observation
   }
 
+  /// Corners in printed order (unmirrored), pose, shape residual.
+  private typealias Accepted = ([Point2], CardPose, Double)
+
   /// The corners in printed order (in unmirrored coordinates), the pose and
-  /// the shape residual when `result` looks like a whole card; else nil.
-  private func accept(_ result: EdgeRefiner.Result, camera: PinholeCamera, minimumWidth: Double) -> (
-    [Point2], CardPose, Double
-  )? {
-    guard result.support.allSatisfy({ $0 >= 0.45 }), result.support.reduce(0, +) >= 3.2 else { return nil }
+  /// the shape residual when `result` looks like a whole card (on three
+  /// sides, when the fourth still bounds the card's region); else nil.
+  private func accept(_ result: EdgeRefiner.Result, image: ImageBuffer, camera: PinholeCamera, minimumWidth: Double)
+    -> Accepted?
+  {
     let width = Double(camera.width)
     let height = Double(camera.height)
     guard result.corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
     else { return nil }
+    let weak = (0..<4).filter { result.support[$0] < 0.45 }
+    if weak.isEmpty {
+      guard result.support.reduce(0, +) >= 3.2 else { return nil }
+    } else {
+      // One side without a clear step (smeared by motion, or faint): the
+      // other three well backed, and the region still ending along it.
+      guard weak.count == 1, (0..<4).allSatisfy({ weak[0] == $0 || result.support[$0] >= Self.threeSidedSupport })
+      else { return nil }
+      let side = weak[0]
+      let a = result.corners[side]
+      let b = result.corners[(side + 1) % 4]
+      let center = result.corners.reduce(Point2(0, 0)) { $0 + $1 } * 0.25
+      let size = min(a.distance(to: b), result.corners[(side + 1) % 4].distance(to: result.corners[(side + 2) % 4]))
+      let gap = max(3, min(16, 0.06 * size))
+      let step = refiner.regionStep(image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
+      guard step.share >= Self.regionShare, step.consistency >= Self.regionConsistency else { return nil }
+    }
     guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
     let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
     guard widthPixels >= minimumWidth else { return nil }

@@ -25,18 +25,41 @@ final class EdgeRefiner {
   /// (glare, a printed line near the edge, clutter behind the card).
   static let stepsPerSample = 3
   private static let maximumReach = 64
-  private var xs = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var ys = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var strengths = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var mask = [Bool](repeating: false, count: samplesPerSide * stepsPerSample)
-  private var spreads = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
-  private var steps = [Double](repeating: 0, count: samplesPerSide * stepsPerSample)
+  // Scratch memory, allocated once: per sample point and step slot, and
+  // per profile position.
+  private static let slotCount = samplesPerSide * stepsPerSample
+  private static let profileLength = 2 * (maximumReach + pad) + 8
+  private let xs = scratch(Double.self, slotCount)
+  private let ys = scratch(Double.self, slotCount)
+  private let strengths = scratch(Double.self, slotCount)
+  private let mask = scratch(Bool.self, slotCount)
+  private let available = scratch(Bool.self, slotCount)
+  private let chosen = scratch(Bool.self, slotCount)
+  private let spreads = scratch(Double.self, slotCount)
+  private let steps = scratch(Double.self, slotCount)
   /// Extra samples beyond the reach, to measure wide (blurred) steps.
   private static let pad = 8
-  private var profile = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var profileG = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var profileB = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
-  private var scores = [Double](repeating: 0, count: 2 * (maximumReach + pad) + 8)
+  private let profile = scratch(Double.self, profileLength)
+  private let profileG = scratch(Double.self, profileLength)
+  private let profileB = scratch(Double.self, profileLength)
+  private let scores = scratch(Double.self, profileLength)
+
+  private static func scratch(_: Double.Type, _ count: Int) -> UnsafeMutablePointer<Double> {
+    let pointer = UnsafeMutablePointer<Double>.allocate(capacity: count)
+    pointer.initialize(repeating: 0, count: count)
+    return pointer
+  }
+
+  private static func scratch(_: Bool.Type, _ count: Int) -> UnsafeMutablePointer<Bool> {
+    let pointer = UnsafeMutablePointer<Bool>.allocate(capacity: count)
+    pointer.initialize(repeating: false, count: count)
+    return pointer
+  }
+
+  deinit {
+    for pointer in [xs, ys, strengths, spreads, steps, profile, profileG, profileB, scores] { pointer.deallocate() }
+    for pointer in [mask, available, chosen] { pointer.deallocate() }
+  }
 
   /// Refines `quad` (clockwise, pixels of `gray`), looking up to `reach`
   /// pixels either side of each edge. Each side may have two candidate
@@ -94,6 +117,76 @@ final class EdgeRefiner {
       }
     }
     return best
+  }
+
+  /// Whether the card's region ends along the side a–b of the card with
+  /// centre `center` even where no sharp step can be found there (a step
+  /// smeared by motion, say): at evenly spaced points along the side
+  /// (between 10% and 90%), the mean colour in a band inside (from `gap`
+  /// to `gap + band` pixels from the side) against one outside. Gives the
+  /// share of points where the two differ by at least `level` (colour
+  /// distance over √3, luma levels for a gray image), and how consistent
+  /// the difference is along the side (the length of the mean difference
+  /// over the mean length: 1 when it is the same everywhere).
+  func regionStep(
+    _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, gap: Double, band: Double, level: Double
+  ) -> (share: Double, consistency: Double) {
+    let length = a.distance(to: b)
+    guard length > 4 else { return (0, 0) }
+    var nx = -(b.y - a.y) / length
+    var ny = (b.x - a.x) / length
+    let middle = (a + b) * 0.5
+    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
+      nx = -nx
+      ny = -ny
+    }
+    let channels = image.format == .rgb8 ? 3 : 1
+    let width = image.width
+    let height = image.height
+    let pixels = image.pixels
+    // The mean of each channel over a band across the side at `p`, from
+    // `from` to `to` pixels along the outward normal (nearest pixels).
+    func mean(_ p: Point2, _ from: Double, _ to: Double) -> (Double, Double, Double)? {
+      var sum = (0.0, 0.0, 0.0)
+      var n = 0.0
+      var o = from
+      while o <= to {
+        let x = Int((p.x + nx * o).rounded())
+        let y = Int((p.y + ny * o).rounded())
+        if x >= 0, y >= 0, x < width, y < height {
+          let q = pixels + (y * width + x) * channels
+          if channels == 3 {
+            sum = (sum.0 + Double(q[0]), sum.1 + Double(q[1]), sum.2 + Double(q[2]))
+          } else {
+            sum = (sum.0 + Double(q[0]), sum.1 + Double(q[0]), sum.2 + Double(q[0]))
+          }
+          n += 1
+        }
+        o += 1
+      }
+      guard n >= 3 else { return nil }
+      return (sum.0 / n, sum.1 / n, sum.2 / n)
+    }
+    let count = Self.samplesPerSide
+    var hits = 0
+    var total = 0
+    var meanDifference = (0.0, 0.0, 0.0)
+    var meanLength = 0.0
+    for i in 0..<count {
+      let s = 0.1 + 0.8 * (Double(i) + 0.5) / Double(count)
+      let p = a + (b - a) * s
+      guard let inside = mean(p, -gap - band, -gap), let outside = mean(p, gap, gap + band) else { continue }
+      let d = (inside.0 - outside.0, inside.1 - outside.1, inside.2 - outside.2)
+      let distance = ((d.0 * d.0 + d.1 * d.1 + d.2 * d.2) / 3).squareRoot()
+      total += 1
+      if distance >= level { hits += 1 }
+      meanDifference = (meanDifference.0 + d.0, meanDifference.1 + d.1, meanDifference.2 + d.2)
+      meanLength += distance
+    }
+    guard total >= count / 2, meanLength > 0 else { return (0, 0) }
+    let d = meanDifference
+    let consistency = ((d.0 * d.0 + d.1 * d.1 + d.2 * d.2) / 3).squareRoot() / meanLength
+    return (Double(hits) / Double(count), consistency)
   }
 
   /// A side line with less support than this is no line.
@@ -312,7 +405,7 @@ final class EdgeRefiner {
     // along the side), then a least-squares fit to its points; then the
     // same again without those points, for a second choice.
     var results: [SideFit] = []
-    var available = mask
+    available.update(from: mask, count: count * slots)
     for _ in 0..<2 {
       guard let fit = consensusLine(count: count, available: available, tolerance: tolerance) else { break }
       results.append(fit)
@@ -324,14 +417,16 @@ final class EdgeRefiner {
   }
 
   /// `tolerance`: how far from the line (pixels) a point still counts.
-  private func consensusLine(count: Int, available: [Bool], tolerance: Double) -> SideFit? {
+  private func consensusLine(count: Int, available: UnsafeMutablePointer<Bool>, tolerance: Double) -> SideFit? {
     let slots = Self.stepsPerSample
     let total = count * slots
     var bestLine: Line2?
     var bestVotes = 0
     var bestStrength = 0.0
-    for i in 0..<count - count / 3 {
-      for j in (i + count / 3)..<count {
+    // Every other sample point as a line's first and second point: the
+    // least-squares fit to the agreeing points follows anyway.
+    for i in stride(from: 0, to: count - count / 3, by: 2) {
+      for j in stride(from: i + count / 3, to: count, by: 2) {
         for si in 0..<slots where available[i * slots + si] {
           for sj in 0..<slots where available[j * slots + sj] {
             let p = Point2(xs[i * slots + si], ys[i * slots + si])
@@ -362,7 +457,7 @@ final class EdgeRefiner {
     var heights: [Double] = []
     for pass in 0..<2 {
       // One point per sample: the one nearest the line, if near enough.
-      var chosen = [Bool](repeating: false, count: total)
+      chosen.update(repeating: false, count: total)
       for i in 0..<count {
         var nearest = -1
         var nearestDistance = pass == 0 ? tolerance : 0.8 * tolerance

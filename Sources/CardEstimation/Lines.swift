@@ -92,6 +92,17 @@ enum Quad {
     return true
   }
 
+  /// The same for four corners given one by one (no array).
+  static func isConvex(_ a: Point2, _ b: Point2, _ c: Point2, _ d: Point2) -> Bool {
+    func turn(_ p: Point2, _ q: Point2, _ r: Point2) -> Double { (q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x) }
+    let t0 = turn(a, b, c)
+    let t1 = turn(b, c, d)
+    let t2 = turn(c, d, a)
+    let t3 = turn(d, a, b)
+    guard abs(t0) >= 1e-9, abs(t1) >= 1e-9, abs(t2) >= 1e-9, abs(t3) >= 1e-9 else { return false }
+    return (t0 > 0) == (t1 > 0) && (t1 > 0) == (t2 > 0) && (t2 > 0) == (t3 > 0)
+  }
+
   static func clockwise(_ q: [Point2]) -> [Point2] { signedArea(q) >= 0 ? q : [q[0], q[3], q[2], q[1]] }
 }
 
@@ -136,5 +147,47 @@ enum CardCompletion {
     guard x2.z > nearest, x3.z > nearest else { return nil }
     func project(_ x: Vector3) -> Point2 { Point2(f * x.x / x.z + cx, f * x.y / x.z + cy) }
     return [p0, p1, project(x2), project(x3)]
+  }
+
+  /// All four completions of the card with sides on `a1`, `a2` and `b`
+  /// (`bIsWidth` true then false, each with `sign` +1 then −1), given to
+  /// `body` as the corners `[a1 ∩ b, b ∩ a2, on a2, on a1]` of `corners`,
+  /// without building arrays. `p0`, `p1`: a1 ∩ b and b ∩ a2.
+  static func forEach(
+    a1: Line2, a2: Line2, b: Line2, p0: Point2, p1: Point2, camera: PinholeCamera,
+    _ body: (Point2, Point2, Point2, Point2) -> Void
+  ) {
+    let f = camera.focal
+    let cx = camera.centerX
+    let cy = camera.centerY
+    func plane(_ line: Line2) -> Vector3 {
+      Vector3(f * line.nx, f * line.ny, line.nx * cx + line.ny * cy - line.offset)
+    }
+    let first = plane(a1).cross(plane(a2))
+    guard first.length > 1e-12 else { return }
+    let along = first.normalized
+    let across = along.cross(plane(b))
+    guard across.length > 1e-12 else { return }
+    let normal = along.cross(across.normalized)
+    let r0 = Vector3((p0.x - cx) / f, (p0.y - cy) / f, 1)
+    let r1 = Vector3((p1.x - cx) / f, (p1.y - cy) / f, 1)
+    let k0 = normal.dot(r0)
+    let k1 = normal.dot(r1)
+    guard abs(k0) > 1e-12, abs(k1) > 1e-12, (k0 > 0) == (k1 > 0) else { return }
+    let x0 = r0 * (1 / abs(k0))
+    let x1 = r1 * (1 / abs(k1))
+    let lengthB = (x1 - x0).length
+    let nearest = 0.05 * min(x0.z, x1.z)
+    for bIsWidth in [true, false] {
+      let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
+      for sign in [1.0, -1.0] {
+        let x2 = x1 + along * (sign * lengthA)
+        let x3 = x0 + along * (sign * lengthA)
+        guard x2.z > nearest, x3.z > nearest else { continue }
+        body(
+          p0, p1, Point2(f * x2.x / x2.z + cx, f * x2.y / x2.z + cy), Point2(f * x3.x / x3.z + cx, f * x3.y / x3.z + cy)
+        )
+      }
+    }
   }
 }
