@@ -17,6 +17,8 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
   public let flushInterval: TimeInterval
   /// How long `finish` waits for the last batches.
   public let finishTimeout: TimeInterval
+  /// How long one POST may take, connecting included.
+  public let postTimeout: TimeInterval
 
   private let lock = NSLock()
   private var buffer: [AnalyticsRecord] = []
@@ -32,7 +34,7 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
 
   public init(
     url: String, batchSize: Int = 50, capacity: Int = 1000, flushInterval: TimeInterval = 1,
-    finishTimeout: TimeInterval = 5
+    finishTimeout: TimeInterval = 5, postTimeout: TimeInterval = 5
   ) throws(WorkbenchError) {
     guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
       throw WorkbenchError(
@@ -43,13 +45,16 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
     var configuration = HTTPClient.Configuration()
     // A refused connection fails the post at once; the batch is tried again later.
     configuration.connectionPool.retryConnectionEstablishment = false
-    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(2), read: .seconds(5))
+    let milliseconds = Int64(postTimeout * 1000)
+    configuration.timeout = HTTPClient.Configuration.Timeout(
+      connect: .milliseconds(min(milliseconds, 2000)), read: .milliseconds(milliseconds))
     client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     self.url = url
     self.batchSize = batchSize
     self.capacity = capacity
     self.flushInterval = flushInterval
     self.finishTimeout = finishTimeout
+    self.postTimeout = postTimeout
     let thread = Thread { [weak self] in self?.run() }
     thread.name = "workbench.analytics"
     thread.start()
@@ -109,7 +114,8 @@ public final class HTTPAnalyticsSink: AnalyticsSink, @unchecked Sendable {
       var request = try HTTPClient.Request(url: url, method: .POST)
       request.headers.add(name: "Content-Type", value: "application/json")
       request.body = .string(body)
-      let response = try client.execute(request: request, deadline: .now() + .seconds(5)).wait()
+      let response = try client.execute(request: request, deadline: .now() + .milliseconds(Int64(postTimeout * 1000)))
+        .wait()
       if (200..<300).contains(response.status.code) { return true }
       lock.lock()
       lastFailure = "HTTP \(response.status.code)"

@@ -154,7 +154,10 @@ struct HTTPAnalyticsTests {
   func batches() async throws {
     let received = ReceivedBodies()
     let counts = try await withCollector(received) { port in
-      let sink = try HTTPAnalyticsSink(url: "http://127.0.0.1:\(port)/v1/traces", batchSize: 50, flushInterval: 0.2)
+      // Generous limits: the suite runs many tests at once and the endpoint may answer slowly.
+      let sink = try HTTPAnalyticsSink(
+        url: "http://127.0.0.1:\(port)/v1/traces", batchSize: 50, flushInterval: 0.2, finishTimeout: 120,
+        postTimeout: 60)
       for index in 0..<120 { sink.accept(record(index)) }
       try sink.finish()
       return sink.counts
