@@ -760,13 +760,16 @@ static int prepare_flow(lua_State *L) {
   return 1;
 }
 
-wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length) {
+/* Runs `producer` (which leaves one JSON string on the stack) in protected
+   mode and keeps the text in vm->json until the next call. */
+static wb_status keep_json(wb_vm *vm, lua_CFunction producer, const char *missing, const char **json_out,
+                           size_t *json_length) {
   clear_error(vm);
   if (vm->ref_flow == LUA_NOREF) {
-    set_error(vm, WB_ERR_API, "no flow was loaded", "");
+    set_error(vm, WB_ERR_API, missing, "");
     return WB_ERR_API;
   }
-  lua_pushcfunction(vm->L, prepare_flow);
+  lua_pushcfunction(vm->L, producer);
   wb_status status = protected_call(vm, 0, 1);
   if (status != WB_OK) return status;
   size_t length;
@@ -778,6 +781,10 @@ wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length) {
   *json_out = vm->json;
   *json_length = vm->json_length;
   return WB_OK;
+}
+
+wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length) {
+  return keep_json(vm, prepare_flow, "no flow was loaded", json_out, json_length);
 }
 
 static int returned_json(lua_State *L) {
@@ -788,23 +795,7 @@ static int returned_json(lua_State *L) {
 }
 
 wb_status wb_vm_returned_json(wb_vm *vm, const char **json_out, size_t *json_length) {
-  clear_error(vm);
-  if (vm->ref_flow == LUA_NOREF) {
-    set_error(vm, WB_ERR_API, "no chunk was run", "");
-    return WB_ERR_API;
-  }
-  lua_pushcfunction(vm->L, returned_json);
-  wb_status status = protected_call(vm, 0, 1);
-  if (status != WB_OK) return status;
-  size_t length;
-  const char *json = lua_tolstring(vm->L, -1, &length);
-  free(vm->json);
-  vm->json = duplicate(json, length);
-  vm->json_length = length;
-  lua_pop(vm->L, 1);
-  *json_out = vm->json;
-  *json_length = vm->json_length;
-  return WB_OK;
+  return keep_json(vm, returned_json, "no chunk was run", json_out, json_length);
 }
 
 /* Calls flow[name](flow, ctx, argument) where argument is a Lua expression

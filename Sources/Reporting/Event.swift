@@ -43,6 +43,15 @@ public struct Event: Sendable, Equatable {
     writer.raw("}")
   }
 
+  /// The event as the JSON object its line holds.
+  public var jsonValue: JSONValue {
+    var object = JSONObject([
+      ("type", .string(type)), ("t", .number((t * 1e6).rounded() / 1e6)), ("frame", .integer(frame)),
+    ])
+    for (key, value) in fields where !Event.reservedKeys.contains(key) { object[key] = value }
+    return .object(object)
+  }
+
   public var jsonLine: String {
     var writer = JSONWriter()
     write(to: &writer)

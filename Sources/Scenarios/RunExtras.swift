@@ -34,8 +34,13 @@ public final class RunExtras {
         throw WorkbenchError(.usage, "cannot make a scratch folder for the report: \(error.localizedDescription)")
       }
       scratch = folder
-      eventsPath = folder + "/events.jsonl"
-      reportEvents = try JSONLinesEventSink(path: folder + "/events.jsonl")
+      // The report reads the run's own events file when there is one; otherwise a copy here.
+      if let own = options.eventsPath, own != "-" {
+        eventsPath = own
+      } else {
+        eventsPath = folder + "/events.jsonl"
+        reportEvents = try JSONLinesEventSink(path: folder + "/events.jsonl")
+      }
       if options.traceOutPath == nil { options.traceOutPath = folder + "/trace.jsonl" }
       tracePath = options.traceOutPath
       if let artifacts = options.artifactsPath { imageFolders.append(artifacts) }

@@ -187,7 +187,7 @@ public enum ScenarioRunner {
     }
     defer { if let reportScratch { try? FileManager.default.removeItem(atPath: reportScratch) } }
     let run = FlowSession.run(options, logger: environment.logger, hooks: hooks)
-    let events = collected.events.map(ScenarioRunner.record)
+    let events = collected.events.map(\.jsonValue)
     var reportProblem: String?
     if let reportFolder = environment.reportFolder, let reportScratch {
       let eventsFile = reportScratch + "/events.jsonl"
@@ -214,14 +214,6 @@ public enum ScenarioRunner {
     return outcome(failures: failures, status: run.status.rawValue, result: result, count: events.count)
   }
 
-  /// An event as the record its JSON line holds.
-  static func record(_ event: Event) -> JSONValue {
-    var object = JSONObject([
-      ("type", .string(event.type)), ("t", .number((event.t * 1e6).rounded() / 1e6)), ("frame", .integer(event.frame)),
-    ])
-    for (key, value) in event.fields where !Event.reservedKeys.contains(key) { object[key] = value }
-    return .object(object)
-  }
 }
 
 /// Scenario files may log; everything else of the flow API is not theirs.

@@ -82,6 +82,8 @@ struct ReportBrowserTests {
       [
         "run", "examples/best-shot.lua", "--input", "examples/recordings/face-blink.avi", "--set",
         "best_shot.min_face_px=100", "--report", folder.file("report"), "--artifacts", folder.file("out"),
+        // With an events file of its own, the report is made from that file.
+        "--events", folder.file("events.jsonl"),
       ], folder: folder)
     #expect(run.status == 0, "\(run)")
     let rendered = try render(folder.file("report/report.html"), folder: folder)
