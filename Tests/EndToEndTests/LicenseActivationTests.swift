@@ -41,7 +41,7 @@ import Testing
           <param name="EID" type="Value::String" text="ACME-1"/>
           <param name="ProductID" type="Value::String" text="workbench"/>
           <param name="Filename" type="Value::String" text="license.dat"/>
-          <param name="ConnectionTimeout" type="Value::Int1" x="10"/>
+          <param name="ConnectionTimeout" type="Value::Int1" x="120"/>
         </section>
       </settings>
 

@@ -92,7 +92,7 @@ import Testing
           var request = HTTPClientRequest(url: "http://\(loopback):\(port)\(path)")
           request.method = method
           if let body { request.body = .bytes(ByteBuffer(string: body)) }
-          let response = try await client.execute(request, timeout: .seconds(10))
+          let response = try await client.execute(request, timeout: .seconds(120))
           let data = try await response.body.collect(upTo: 65_536)
           return (Int(response.status.code), String(buffer: data))
         }

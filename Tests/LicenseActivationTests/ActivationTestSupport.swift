@@ -32,7 +32,7 @@ struct ClientFixture {
 
   /// Writes license.conf for a server at `port` and returns it, loaded.
   func config(
-    port: Int, eid: String = "ACME-1", product: String = "workbench", timeout: Int = 10, containerMode: Bool = false,
+    port: Int, eid: String = "ACME-1", product: String = "workbench", timeout: Int = 120, containerMode: Bool = false,
     name: String = "license.conf"
   ) throws -> LicenseConfig {
     let path = try folder.write(

@@ -159,7 +159,7 @@ import Testing
     let port = try unusedPort()
     let error = try #require(await activationError(client.activator(try client.config(port: port))))
     // Unreachable, not a timeout: a refused connection is reported as such,
-    // without waiting for ConnectionTimeout (10 s here).
+    // without waiting for ConnectionTimeout (120 s here).
     #expect(error.kind == .unreachable)
     #expect(error.error.status == .license)
     #expect(
