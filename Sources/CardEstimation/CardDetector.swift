@@ -26,6 +26,11 @@ final class CardDetector {
   private var edgeCos: [Float] = []
   private var edgeSin: [Float] = []
   private var edgeCount = 0
+  /// Edge indices ordered by gradient direction (whole degrees, 0–179);
+  /// the edges of degree d are `edgeOrder[binStart[d]..<binStart[d + 1]]`.
+  /// A line's refit reads only the edges near its direction through it.
+  private var edgeOrder: [Int32] = []
+  private var binStart = [Int](repeating: 0, count: 181)
   /// Per working pixel: 0, or 1 + the edge's gradient direction in degrees (0–179).
   private var edgeMap: [UInt8] = []
   // Hough space: 180 one-degree angles × offsets of one pixel.
@@ -49,6 +54,9 @@ final class CardDetector {
   /// its header band, say) a few hundredths.
   static let residualScale = 0.04
 
+  /// How much each side running on past a corner lowers a candidate's score.
+  static let runOnPenalty = 0.25
+
   init(workingWidth: Int) { self.workingWidth = max(64, workingWidth) }
 
   /// A candidate found by `detect`: corners in the coordinates of the
@@ -56,16 +64,38 @@ final class CardDetector {
   struct Candidate {
     var corners: [Point2]
     var score: Double
+    /// The lines found along corners[k]–corners[k + 1], -1 for a side
+    /// completed from the others.
+    var sides: [Int] = []
+    /// 1, lowered for each line of the background running across a side:
+    /// a sign of clutter rather than a card.
+    var plausibility = 1.0
   }
 
-  /// Candidates in `gray`, best first (at most `limit`). `camera` is the
-  /// camera in `gray`'s coordinates; `minimumWidth` the shortest card
-  /// width to look for, pixels of `gray`.
+  /// How many candidates, the best first, are checked for lines crossing them.
+  static let crossingChecks = 40
+  /// How much each line crossing a candidate's side lowers its score.
+  static let crossingPenalty = 0.7
+
+  /// What `detect` found that `completed` goes on from.
+  private struct Search {
+    var minimumSide: Double
+    var camera: PinholeCamera
+    var crossing: [Point2?]
+    var scaleX: Double
+    var scaleY: Double
+  }
+  private var search: Search?
+
+  /// Cards seen on all four sides in `gray`, best first (at most `limit`).
+  /// `camera` is the camera in `gray`'s coordinates; `minimumWidth` the
+  /// shortest card width to look for, pixels of `gray`.
   /// `color`, when given, is the same frame in colour (rgb8, the size of
   /// `gray`): edges are then steps of colour as well as of brightness.
   func detect(
     _ gray: ImageBuffer, color: ImageBuffer? = nil, camera: PinholeCamera, minimumWidth: Double, limit: Int = 8
   ) -> [Candidate] {
+    search = nil
     let scale = Double(gray.width) / Double(min(workingWidth, gray.width))
     let width = Int((Double(gray.width) / scale).rounded())
     let height = max(8, Int((Double(gray.height) / scale).rounded()))
@@ -91,9 +121,33 @@ final class CardDetector {
     findLines(minimumVotes: Int32(max(10, minimumSide * 0.7)))
     // The camera as seen in the working image.
     let workCamera = PinholeCamera(focal: camera.focal / scaleX, width: width, height: height)
-    let crossing = crossings()
-    var candidates = quads(minimumSide: minimumSide, camera: workCamera, crossing: crossing)
-    candidates += completions(minimumSide: minimumSide, camera: workCamera, crossing: crossing)
+    let found = Search(
+      minimumSide: minimumSide, camera: workCamera, crossing: crossings(), scaleX: scaleX, scaleY: scaleY)
+    search = found
+    return best(quads(minimumSide: minimumSide, camera: workCamera, crossing: found.crossing), of: found, limit: limit)
+  }
+
+  /// Cards seen on three sides in the image `detect` was last given, best
+  /// first (at most `limit`). Asked for only when no four-sided candidate
+  /// made a clear card: they cost more to find than the four-sided ones.
+  func completed(limit: Int = 8) -> [Candidate] {
+    guard let search else { return [] }
+    return best(
+      completions(minimumSide: search.minimumSide, camera: search.camera, crossing: search.crossing), of: search,
+      limit: limit)
+  }
+
+  /// The best `limit` of `candidates`, one of each card, in the coordinates of the image searched.
+  private func best(_ candidates: [Candidate], of search: Search, limit: Int) -> [Candidate] {
+    var candidates = candidates.sorted { $0.score > $1.score }
+    // A card lies on top of what is behind it: no edge of the background
+    // runs across its sides. A quadrilateral made of lines of the clutter
+    // mostly has some.
+    for index in 0..<min(candidates.count, Self.crossingChecks) {
+      let factor = exp(-Double(crossingLines(candidates[index])) * Self.crossingPenalty)
+      candidates[index].score *= factor
+      candidates[index].plausibility *= factor
+    }
     candidates.sort { $0.score > $1.score }
     // One of each: a candidate whose corners are all near those of a
     // better one is the same card.
@@ -107,8 +161,10 @@ final class CardDetector {
     return kept.map { candidate in
       // From working-pixel centres to `gray`'s pixel centres.
       Candidate(
-        corners: candidate.corners.map { Point2(($0.x + 0.5) * scaleX - 0.5, ($0.y + 0.5) * scaleY - 0.5) },
-        score: candidate.score)
+        corners: candidate.corners.map {
+          Point2(($0.x + 0.5) * search.scaleX - 0.5, ($0.y + 0.5) * search.scaleY - 0.5)
+        },
+        score: candidate.score, sides: candidate.sides, plausibility: candidate.plausibility)
     }
   }
 
@@ -175,7 +231,24 @@ final class CardDetector {
       lumaGradient()
     }
     thinEdges()
+    orderEdgesByDirection()
   }
+
+  private func orderEdgesByDirection() {
+    if edgeOrder.count < edgeCount { edgeOrder = [Int32](repeating: 0, count: edgeX.count) }
+    var counts = [Int](repeating: 0, count: 181)
+    for e in 0..<edgeCount { counts[degree(of: e) + 1] += 1 }
+    for d in 0..<180 { counts[d + 1] += counts[d] }
+    binStart = counts
+    var next = counts
+    for e in 0..<edgeCount {
+      let d = degree(of: e)
+      edgeOrder[next[d]] = Int32(e)
+      next[d] += 1
+    }
+  }
+
+  private func degree(of edge: Int) -> Int { min(179, Int(edgeAngle[edge] * 180 / .pi)) }
 
   /// Sobel on the luma.
   private func lumaGradient() {
@@ -429,17 +502,26 @@ final class CardDetector {
         let nx = line.nx
         let ny = line.ny
         let offset = line.offset
+        // Only edges within 9° of the line's normal can pass the 8° test.
+        var normalDegree = Int((atan2(ny, nx) * 180 / .pi).rounded())
+        if normalDegree < 0 { normalDegree += 180 }
         edgeX.withUnsafeBufferPointer { ex in
           edgeY.withUnsafeBufferPointer { ey in
             edgeCos.withUnsafeBufferPointer { ec in
               edgeSin.withUnsafeBufferPointer { es in
-                for e in 0..<edgeCount {
-                  let x = Double(ex[e])
-                  let y = Double(ey[e])
-                  guard abs(nx * x + ny * y - offset) <= reach else { continue }
-                  guard abs(nx * Double(ec[e]) + ny * Double(es[e])) > 0.990_215 else { continue }
-                  xs.append(x)
-                  ys.append(y)
+                edgeOrder.withUnsafeBufferPointer { order in
+                  for delta in -9...9 {
+                    let bin = ((normalDegree + delta) % 180 + 180) % 180
+                    for position in binStart[bin]..<binStart[bin + 1] {
+                      let e = Int(order[position])
+                      let x = Double(ex[e])
+                      let y = Double(ey[e])
+                      guard abs(nx * x + ny * y - offset) <= reach else { continue }
+                      guard abs(nx * Double(ec[e]) + ny * Double(es[e])) > 0.990_215 else { continue }
+                      xs.append(x)
+                      ys.append(y)
+                    }
+                  }
                 }
               }
             }
@@ -508,6 +590,48 @@ final class CardDetector {
       occupancy.withUnsafeBufferPointer { occupancy in
         body(SupportReader(lines: lines, occupancy: occupancy, length: length, diagonal: diagonal))
       }
+    }
+  }
+
+  /// How many lines found cross a side of `candidate` between 25% and 75%
+  /// of its length, with edges on both sides of the crossing.
+  private func crossingLines(_ candidate: Candidate) -> Int {
+    let corners = candidate.corners
+    var sideLines: [Line2] = []
+    var lengths: [Double] = []
+    for k in 0..<4 {
+      let a = corners[k]
+      let b = corners[(k + 1) % 4]
+      sideLines.append(Line2(through: a, b))
+      lengths.append(a.distance(to: b))
+    }
+    return withSupport { support in
+      var count = 0
+      for index in 0..<lines.count where !candidate.sides.contains(index) {
+        let line = lines[index]
+        // Along the line, unit length.
+        let direction = Point2(-line.ny, line.nx)
+        for k in 0..<4 {
+          let side = sideLines[k]
+          // Nearly parallel lines do not cross in a way that can be told.
+          guard abs(side.nx * line.nx + side.ny * line.ny) < 0.9, let point = side.intersection(line) else {
+            continue
+          }
+          let a = corners[k]
+          let b = corners[(k + 1) % 4]
+          let t = ((point.x - a.x) * (b.x - a.x) + (point.y - a.y) * (b.y - a.y)) / (lengths[k] * lengths[k])
+          guard t > 0.25, t < 0.75 else { continue }
+          let reach = max(6, 0.15 * min(lengths[k], lengths[(k + 1) % 4]))
+          let before = support(index, point - direction * reach, point)
+          guard before >= 0.6 else { continue }
+          let after = support(index, point, point + direction * reach)
+          if after >= 0.6 {
+            count += 1
+            break
+          }
+        }
+      }
+      return count
     }
   }
 
@@ -615,9 +739,17 @@ final class CardDetector {
                 sb * c0.distance(to: c1) + sa2 * c1.distance(to: c2) + s3 * c2.distance(to: c3) + sa1
                 * c3.distance(to: c0)
               let mean = (sb + sa2 + s3 + sa1) / 4
+              var runOn = 0
+              if past1 >= 0.5 { runOn += 1 }
+              if past2 >= 0.5 { runOn += 1 }
+              if support(i, c0, c0 + (c0 - c3) * 0.25) >= 0.5 { runOn += 1 }
+              if support(k, c0, c0 + (c0 - c1) * 0.25) >= 0.5 { runOn += 1 }
+              if support(k, c1, c1 + (c1 - c0) * 0.25) >= 0.5 { runOn += 1 }
+              if support(j, c1, c1 + (c1 - c2) * 0.25) >= 0.5 { runOn += 1 }
               // Below a card found on all four sides of the same strength.
-              let score = perimeter * mean * 0.8
-              found.append(Candidate(corners: Quad.clockwise([c0, c1, c2, c3]), score: score))
+              let ending = exp(-Double(runOn) * Self.runOnPenalty)
+              let score = perimeter * mean * 0.8 * ending
+              found.append(Candidate(corners: Quad.clockwise([c0, c1, c2, c3]), score: score, sides: [i, k, j, -1]))
             }
           }
         }
@@ -704,7 +836,25 @@ final class CardDetector {
           }
           guard residual < 0.2 else { continue }
           let perimeter = s0 * side0 + s1 * side1 + s2 * side2 + s3 * side3
-          found.append(Candidate(corners: ordered, score: perimeter * mean * exp(-residual / Self.residualScale)))
+          // A card's sides end at its corners; lines of the clutter behind
+          // it that happen to make a card's shape mostly run on.
+          let runOn = withSupport { support in
+            var count = 0
+            if support(a1, c0, c0 + (c0 - c3) * 0.25) >= 0.5 { count += 1 }
+            if support(b1, c0, c0 + (c0 - c1) * 0.25) >= 0.5 { count += 1 }
+            if support(b1, c1, c1 + (c1 - c0) * 0.25) >= 0.5 { count += 1 }
+            if support(a2, c1, c1 + (c1 - c2) * 0.25) >= 0.5 { count += 1 }
+            if support(a2, c2, c2 + (c2 - c1) * 0.25) >= 0.5 { count += 1 }
+            if support(b2, c2, c2 + (c2 - c3) * 0.25) >= 0.5 { count += 1 }
+            if support(b2, c3, c3 + (c3 - c2) * 0.25) >= 0.5 { count += 1 }
+            if support(a1, c3, c3 + (c3 - c0) * 0.25) >= 0.5 { count += 1 }
+            return count
+          }
+          let ending = exp(-Double(runOn) * Self.runOnPenalty)
+          found.append(
+            Candidate(
+              corners: ordered, score: perimeter * mean * exp(-residual / Self.residualScale) * ending,
+              sides: [a1, b1, a2, b2]))
         }
       }
     }

@@ -71,8 +71,18 @@ public final class CardEstimator: Estimator {
   public let descriptor: EstimatorDescriptor
   /// The card as printed, perspective removed (gray8, `rectifiedWidth` ×
   /// `rectifiedHeight`); valid when `lastObservation` is not nil, until the
-  /// next frame.
-  public let lastRectified = ImageBuffer(format: .gray8)
+  /// next frame. Made on first use: most frames never need it.
+  public var lastRectified: ImageBuffer {
+    if let source = rectifySource, let homography = lastHomography {
+      Self.rectify(source, homography: homography, into: rectified)
+      rectifySource = nil
+    }
+    return rectified
+  }
+  private let rectified = ImageBuffer(format: .gray8)
+  /// The frame and homography `lastRectified` is still to be made from.
+  private var rectifySource: ImageBuffer?
+  private var lastHomography: Homography?
   /// The card in the last frame, nil when none was found.
   public private(set) var lastObservation: CardObservation?
 
@@ -94,17 +104,19 @@ public final class CardEstimator: Estimator {
   static let maximumResidual = 0.12
   /// The same when the focal length is given: only lens distortion and
   /// noise are left, and a stricter bound keeps clutter from passing as a card.
-  static let maximumResidualKnownFocal = 0.08
+  static let maximumResidualKnownFocal = 0.035
 
   private var residualLimit: Double {
     settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
   }
 
-  /// A refined card with every side at least this well supported and a
-  /// shape residual below `strongResidual` ends the search among
-  /// candidates the detector rated well below it.
+  /// A refined card with its sides this well supported on average (each
+  /// at least `strongSideSupport`) and a shape residual below
+  /// `strongResidual` ends the search among candidates the detector rated
+  /// well below it, and the search for cards seen on three sides only.
   static let strongSupport = 0.9
-  static let strongResidual = 0.02
+  static let strongSideSupport = 0.75
+  static let strongResidual = 0.01
 
   /// A card with one side that has no clear step is accepted when each
   /// other side has at least this support, and along that side the colour
@@ -133,7 +145,7 @@ public final class CardEstimator: Estimator {
     descriptor = EstimatorDescriptor(
       name: prefix, summary: "ID-1 card: corners, pose (tilt, distance), speed, glare, blur",
       provides: Self.measurementNames.map { prefix + "." + $0 }, image: settings.useColor ? .color : .gray)
-    lastRectified.reshape(width: settings.rectifiedWidth, height: settings.rectifiedHeight, format: .gray8)
+    rectified.reshape(width: settings.rectifiedWidth, height: settings.rectifiedHeight, format: .gray8)
   }
 
   public func prepare(schema: MeasurementSchema) throws(EstimatorError) {
@@ -199,6 +211,8 @@ public final class CardEstimator: Estimator {
     gray: ImageBuffer, color: ImageBuffer?, t: Double, sourceWidth: Int? = nil, sourceHeight: Int? = nil
   ) -> CardObservation? {
     lastObservation = nil
+    rectifySource = nil
+    lastHomography = nil
     let color =
       settings.useColor
       ? color.flatMap { $0.format == .rgb8 && $0.width == gray.width && $0.height == gray.height ? $0 : nil } : nil
@@ -230,41 +244,51 @@ public final class CardEstimator: Estimator {
       }
     }
     if refined == nil {
-      let candidates = detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth)
       let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
       var bestScore = 0.0
       var accepted: [[Point2]] = []
       var strong = false
       var strongScore = 0.0
-      for candidate in candidates {
-        // A candidate cannot beat the best so far when even its whole
-        // perimeter, fully supported and of a perfect shape, would not
-        // (with some room for refinement moving its sides).
-        guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
-        // A card found on all four sides and of a card's very shape is not
-        // beaten by a candidate the detector rated well below it.
-        if strong, candidate.score < 0.8 * strongScore { break }
-        // Nor when it starts where an earlier one ended: it would end there too.
-        let settled = accepted.contains { corners in
-          candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
-        }
-        if settled { continue }
-        guard
-          let first = refiner.refine(
-            gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
-          let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-          let (ordered, _, residual) = accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
-        else { continue }
-        accepted.append(second.corners)
-        let support = second.support.reduce(0, +) / 4
-        let score = perimeter(ordered) * support * exp(-residual / CardDetector.residualScale)
-        if score > bestScore {
-          bestScore = score
-          refined = second
-          strong = second.support.allSatisfy { $0 >= Self.strongSupport } && residual < Self.strongResidual
-          strongScore = candidate.score
+      func consider(_ candidates: [CardDetector.Candidate]) {
+        for candidate in candidates {
+          // A candidate cannot beat the best so far when even its whole
+          // perimeter, fully supported and of a perfect shape, would not
+          // (with some room for refinement moving its sides).
+          guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
+          // A card found on all four sides and of a card's very shape is not
+          // beaten by a candidate the detector rated well below it.
+          if strong, candidate.score < 0.8 * strongScore { break }
+          // Nor when it starts where an earlier one ended: it would end there too.
+          let settled = accepted.contains { corners in
+            candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
+          }
+          if settled { continue }
+          guard
+            let first = refiner.refine(
+              gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
+            let second = refiner.refine(
+              gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
+            let (ordered, _, residual) = accept(
+              second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
+          else { continue }
+          accepted.append(second.corners)
+          let support = second.support.reduce(0, +) / 4
+          let score =
+            perimeter(ordered) * support * exp(-residual / CardDetector.residualScale) * candidate.plausibility
+          if score > bestScore {
+            bestScore = score
+            refined = second
+            strong =
+              support >= Self.strongSupport && second.support.allSatisfy { $0 >= Self.strongSideSupport }
+              && residual < Self.strongResidual
+            strongScore = candidate.score
+          }
         }
       }
+      consider(detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth))
+      // A card with a side smeared or hidden is looked for only when no
+      // clear card was found on four sides.
+      if !strong { consider(detector.completed()) }
     }
     guard let result = refined,
       let (ordered, pose, residual) = accept(result, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
@@ -296,8 +320,9 @@ public final class CardEstimator: Estimator {
     // The homography from card millimetres to `gray`, in real (mirrored) pixels.
     let imageCorners = ordered.map { unmirror($0, width: gray.width) }
     guard let h = Homography(from: CardFormat.corners, to: imageCorners) else { return nil }
-    Self.rectify(gray, homography: h, into: lastRectified)
-    let glare = glareShare(lastRectified)
+    rectifySource = gray
+    lastHomography = h
+    let glare = glareShare(gray, homography: h)
     // Border steps: σ ≤ 0.7 px is sharp; the score halves every further 1.2 px.
     let spreads = result.spread.sorted()
     let spread = (spreads[2] + spreads[3]) / 2
@@ -345,7 +370,9 @@ public final class CardEstimator: Estimator {
       guard step.share >= Self.regionShare, step.consistency >= Self.regionConsistency else { return nil }
     }
     guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
-    let widthPixels = (best.0[0].distance(to: best.0[1]) + best.0[3].distance(to: best.0[2])) / 2
+    // The card's width were it facing the camera at the same distance: a
+    // card does not become too small to look for by being tilted.
+    let widthPixels = camera.focal * CardFormat.width / max(1e-9, best.1.translation.z)
     guard widthPixels >= minimumWidth else { return nil }
     return best
   }
@@ -377,23 +404,38 @@ public final class CardEstimator: Estimator {
     (0..<4).reduce(0) { $0 + q[$1].distance(to: q[($1 + 1) % 4]) }
   }
 
-  private func glareShare(_ image: ImageBuffer) -> Double {
+  /// Share of the card's area at or above the glare level: the frame read
+  /// at a grid of points on the card (every 0.8 mm, a band of 1/50 of the
+  /// card's width left out along its border), nearest pixels.
+  private func glareShare(_ image: ImageBuffer, homography: Homography) -> Double {
     let level = settings.glareLevel
+    let columns = 107
+    let rows = 67
+    let marginX = CardFormat.width / 50
+    let marginY = CardFormat.height / 50
+    let stepX = (CardFormat.width - 2 * marginX) / Double(columns - 1)
+    let stepY = (CardFormat.height - 2 * marginY) / Double(rows - 1)
+    let m = homography.matrix.m
+    let width = image.width
+    let maxX = Double(image.width - 1)
+    let maxY = Double(image.height - 1)
     var hits = 0
-    var total = 0
-    let margin = max(1, image.width / 50)
-    var y = margin
-    while y < image.height - margin {
-      let row = image.pixels + y * image.width
-      var x = margin
-      while x < image.width - margin {
-        if row[x] >= level { hits += 1 }
-        total += 1
-        x += 2
+    for row in 0..<rows {
+      let cardY = -CardFormat.height / 2 + marginY + Double(row) * stepY
+      let cardX0 = -CardFormat.width / 2 + marginX
+      var u = m[0] * cardX0 + m[1] * cardY + m[2]
+      var v = m[3] * cardX0 + m[4] * cardY + m[5]
+      var w = m[6] * cardX0 + m[7] * cardY + m[8]
+      for _ in 0..<columns {
+        let x = Int(max(0, min(maxX, u / w)) + 0.5)
+        let y = Int(max(0, min(maxY, v / w)) + 0.5)
+        if image.pixels[y * width + x] >= level { hits += 1 }
+        u += m[0] * stepX
+        v += m[3] * stepX
+        w += m[6] * stepX
       }
-      y += 2
     }
-    return total == 0 ? 0 : Double(hits) / Double(total)
+    return Double(hits) / Double(columns * rows)
   }
 
   /// Samples `source` (gray8 or rgb8) through `homography` (card

@@ -43,6 +43,7 @@ final class EdgeRefiner {
   private let profileG = scratch(Double.self, profileLength)
   private let profileB = scratch(Double.self, profileLength)
   private let scores = scratch(Double.self, profileLength)
+  private let derivatives = scratch(Double.self, profileLength)
 
   private static func scratch(_: Double.Type, _ count: Int) -> UnsafeMutablePointer<Double> {
     let pointer = UnsafeMutablePointer<Double>.allocate(capacity: count)
@@ -57,7 +58,9 @@ final class EdgeRefiner {
   }
 
   deinit {
-    for pointer in [xs, ys, strengths, spreads, steps, profile, profileG, profileB, scores] { pointer.deallocate() }
+    for pointer in [xs, ys, strengths, spreads, steps, profile, profileG, profileB, scores, derivatives] {
+      pointer.deallocate()
+    }
     for pointer in [mask, available, chosen] { pointer.deallocate() }
   }
 
@@ -78,6 +81,7 @@ final class EdgeRefiner {
     let reach = max(2, min(Double(Self.maximumReach), reach))
     let center = Point2(quad.reduce(0) { $0 + $1.x } / 4, quad.reduce(0) { $0 + $1.y } / 4)
     var sides: [[SideFit]] = []
+    var missingCount = 0
     for side in 0..<4 {
       var fits = refineSide(gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
       if let color, (fits.first?.support ?? 0) < Self.colorBelow {
@@ -85,6 +89,9 @@ final class EdgeRefiner {
         if (colored.first?.support ?? 0) > (fits.first?.support ?? 0) { fits = colored }
       }
       sides.append(fits.filter { $0.support >= Self.weakSide })
+      if sides[side].isEmpty { missingCount += 1 }
+      // Two sides without a line: no card, whatever the others show.
+      if missingCount > 1 { return nil }
     }
     let missing = (0..<4).filter { sides[$0].isEmpty }
     if !missing.isEmpty {
@@ -334,6 +341,7 @@ final class EdgeRefiner {
       // Steps, favouring those near the expected place.
       for k in (center - steps)...(center + steps) {
         let derivative = difference(k + 1, k - 1) / 2
+        derivatives[k] = derivative
         let o = Double(k - center)
         scores[k] = derivative * (1 - 0.4 * abs(o) / Double(steps + 1))
       }
@@ -352,11 +360,11 @@ final class EdgeRefiner {
           best = k
           bestScore = scores[k]
         }
-        let peak = best > 0 ? difference(best + 1, best - 1) / 2 : 0
+        let peak = best > 0 ? derivatives[best] : 0
         guard best > 0, peak >= 3 else { break }
         // Sub-pixel: the vertex of the parabola through the three slopes.
-        let left = difference(best, best - 2) / 2
-        let right = difference(best + 2, best) / 2
+        let left = derivatives[best - 1]
+        let right = derivatives[best + 1]
         let denominator = left - 2 * peak + right
         let shift = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (left - right) / denominator)) : 0
         var o = Double(best - center) + shift
@@ -423,10 +431,14 @@ final class EdgeRefiner {
     var bestLine: Line2?
     var bestVotes = 0
     var bestStrength = 0.0
-    // Every other sample point as a line's first and second point: the
-    // least-squares fit to the agreeing points follows anyway.
+    // Every other sample point as a line's first point, and as its second
+    // the points a third and a half of the side further on: a line along
+    // one half of the side is among them (the other half may be glared
+    // or hidden), and the least-squares fit to the agreeing points follows.
     for i in stride(from: 0, to: count - count / 3, by: 2) {
-      for j in stride(from: i + count / 3, to: count, by: 2) {
+      for far in 0..<2 {
+        let j = i + (far == 0 ? count / 3 : count / 2)
+        guard j < count else { continue }
         for si in 0..<slots where available[i * slots + si] {
           for sj in 0..<slots where available[j * slots + sj] {
             let p = Point2(xs[i * slots + si], ys[i * slots + si])

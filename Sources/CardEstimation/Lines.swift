@@ -104,6 +104,7 @@ enum Quad {
   }
 
   static func clockwise(_ q: [Point2]) -> [Point2] { signedArea(q) >= 0 ? q : [q[0], q[3], q[2], q[1]] }
+
 }
 
 /// A card whose outline is seen on three sides only (the fourth against a
@@ -178,9 +179,11 @@ enum CardCompletion {
     let x1 = r1 * (1 / abs(k1))
     let lengthB = (x1 - x0).length
     let nearest = 0.05 * min(x0.z, x1.z)
-    for bIsWidth in [true, false] {
+    for variant in 0..<4 {
+      let bIsWidth = variant < 2
+      let sign = variant % 2 == 0 ? 1.0 : -1.0
       let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
-      for sign in [1.0, -1.0] {
+      do {
         let x2 = x1 + along * (sign * lengthA)
         let x3 = x0 + along * (sign * lengthA)
         guard x2.z > nearest, x3.z > nearest else { continue }
