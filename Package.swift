@@ -205,7 +205,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
-      name: "FlowsTests", dependencies: ["Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging"]),
+      name: "FlowsTests",
+      dependencies: [
+        "Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging", "CardEstimation", "CardGeometry",
+        "CardScenes", "FaceEstimation", "Settings",
+      ]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport"], exclude: ["Fixtures"]),
   ]

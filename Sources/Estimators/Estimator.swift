@@ -118,4 +118,12 @@ public protocol CaptureImageProvider: AnyObject {
   /// The image of that name for the frame estimated last (`frame`), or nil
   /// when it has none for that frame (no card found).
   func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer?
+  /// How the image of that name it gave last was found, in a word, when
+  /// there is more than one way ("face" or "layout" for the card's
+  /// portrait): the capture event says so. Nil by default.
+  func captureImageMethod(named name: String) -> String?
+}
+
+extension CaptureImageProvider {
+  public func captureImageMethod(named name: String) -> String? { nil }
 }

@@ -18,6 +18,10 @@ public struct MediaPipeFaceOptions: Sendable, Equatable {
   /// too small for the full-frame detector (about under an eighth of the
   /// frame's width); 0 for none. Each tile costs about one more detection.
   public var searchTiles = 0
+  /// Follow faces from frame to frame (MediaPipe's video mode, the
+  /// timestamps must grow); false to look at every image on its own (image
+  /// mode, timestamps ignored), for images that are not a video's frames.
+  public var tracksFaces = true
 
   public init(libraryPath: String, modelPath: String) {
     self.libraryPath = libraryPath
@@ -39,8 +43,9 @@ public struct MediaPipeFaceOptions: Sendable, Equatable {
   }
 }
 
-/// The Face Landmarker of the MediaPipe Tasks C API, in video mode (it
-/// tracks faces between frames), loaded at run time.
+/// The Face Landmarker of the MediaPipe Tasks C API, loaded at run time:
+/// in video mode (it tracks faces between frames), or in image mode when
+/// `tracksFaces` is off.
 public final class MediaPipeFaceBackend: FaceBackend {
   public let name = "mediapipe"
   public let options: MediaPipeFaceOptions
@@ -66,7 +71,8 @@ public final class MediaPipeFaceBackend: FaceBackend {
         .modelUnavailable, "the face model is not installed: there is no \(options.modelPath)",
         help: "run scripts/install-face-backend (or point WORKBENCH_FACE_MODEL or the face.model setting at it)")
     }
-    landmarker = try MediaPipeFaceBackend.create(library, options, mode: WB_MP_RUNNING_MODE_VIDEO)
+    landmarker = try MediaPipeFaceBackend.create(
+      library, options, mode: options.tracksFaces ? WB_MP_RUNNING_MODE_VIDEO : WB_MP_RUNNING_MODE_IMAGE)
     if options.searchTiles > 0 {
       do {
         tileLandmarker = try MediaPipeFaceBackend.create(library, options, mode: WB_MP_RUNNING_MODE_IMAGE)
@@ -135,10 +141,14 @@ public final class MediaPipeFaceBackend: FaceBackend {
     guard image.format == .rgb8, image.width > 0, image.height > 0 else {
       throw FaceBackendError(.detectionFailed, "the face backend needs an rgb8 image, got \(image.format)")
     }
-    // Video mode refuses a timestamp that does not grow.
-    let timestamp = max(timestampMilliseconds, lastTimestamp == .min ? timestampMilliseconds : lastTimestamp + 1)
-    lastTimestamp = timestamp
-    try run(landmarker, on: image, timestamp: timestamp, into: &faces, offsetX: 0, offsetY: 0)
+    if options.tracksFaces {
+      // Video mode refuses a timestamp that does not grow.
+      let timestamp = max(timestampMilliseconds, lastTimestamp == .min ? timestampMilliseconds : lastTimestamp + 1)
+      lastTimestamp = timestamp
+      try run(landmarker, on: image, timestamp: timestamp, into: &faces, offsetX: 0, offsetY: 0)
+    } else {
+      try run(landmarker, on: image, timestamp: nil, into: &faces, offsetX: 0, offsetY: 0)
+    }
     if let tileLandmarker { try searchTiles(tileLandmarker, image, into: &faces) }
   }
 

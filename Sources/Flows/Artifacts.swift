@@ -56,11 +56,13 @@ public final class ArtifactFolder {
 
   /// Keeps a frame's images under `name`: the frame as it came (its own
   /// JPEG bytes when it was a JPEG), and every image the estimators give
-  /// for it. Returns `{ "frame": path, "card": path, ... }`.
+  /// for it. Returns `{ "frame": path, "card": path, ... }` and how the
+  /// images that can be found more than one way were found.
   func capture(
     _ name: String, frame: CapturedFrame?, decoded: DecodedFrame, estimators: [any Estimator]
-  ) throws(WorkbenchError) -> JSONObject {
+  ) throws(WorkbenchError) -> CaptureFiles {
     var images = JSONObject()
+    var methods = JSONObject()
     switch frame?.payload {
     case .jpeg(let bytes)?:
       images["frame"] = .string(try write(name + ".jpg", bytes))
@@ -75,9 +77,10 @@ public final class ArtifactFolder {
       for imageName in provider.captureImageNames {
         guard let image = provider.captureImage(named: imageName, frame: decoded) else { continue }
         images[imageName] = .string(try write(name + "." + imageName + ".jpg", try encode(image)))
+        if let method = provider.captureImageMethod(named: imageName) { methods[imageName] = .string(method) }
       }
     }
-    return images
+    return CaptureFiles(images: images, methods: methods)
   }
 
   private func encode(_ image: ImageBuffer) throws(WorkbenchError) -> [UInt8] {
@@ -87,6 +90,14 @@ public final class ArtifactFolder {
       throw WorkbenchError(.usage, "cannot encode a captured image: \(error)", at: SourceLocation(file: path))
     }
   }
+}
+
+/// What a capture wrote: the path of each image by name, and, for an
+/// image an estimator can find more than one way, how it was found
+/// (`{ "portrait": "face" }`; empty when none says).
+struct CaptureFiles {
+  var images: JSONObject
+  var methods: JSONObject
 }
 
 /// Problems found inside a callback, collected for the run's end.

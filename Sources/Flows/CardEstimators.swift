@@ -1,7 +1,9 @@
 import CardEstimation
 import CardGeometry
 import Estimators
+import FaceEstimation
 import Imaging
+import Logging
 import Measurements
 import Settings
 
@@ -32,6 +34,11 @@ public enum CardEstimators {
     .number(
       "card.portrait_height", default: CardLayout.hongKongIdentityCard.portrait.height, minimum: 0.01, maximum: 1,
       doc: "Height of the portrait, as a share of the card's height"),
+    .choice(
+      "card.portrait_locate", ["face", "layout"], default: "face",
+      doc:
+        "How a capture's portrait is found: around the face on the card (by the layout when the face backend is not installed or finds none), or by the layout (card.portrait_*)"
+    ),
   ]
 
   /// The estimator settings a run's settings give.
@@ -51,17 +58,42 @@ public enum CardEstimators {
       glareLevel: UInt8(clamping: settings?.integer("card.glare_level") ?? 250), layout: layout)
   }
 
-  public static func make(settings: ResolvedSettings?) -> [any Estimator] {
-    [CardCaptureEstimator(CardEstimator(settings: estimatorSettings(settings)))]
+  /// The card estimator for a run. `face`: the face backend's options when
+  /// it is installed; then a capture's portrait is found by face detection
+  /// (with a landmarker of its own, started at the first capture) unless
+  /// `card.portrait_locate` is "layout".
+  public static func make(
+    settings: ResolvedSettings?, face: FaceEstimatorOptions? = nil, logger: Logger = Logger(label: "workbench.card")
+  ) -> [any Estimator] {
+    let card = CardEstimator(settings: estimatorSettings(settings))
+    var makeBackend: (() throws(FaceBackendError) -> any FaceBackend)?
+    if let face, (settings?.string("card.portrait_locate") ?? "face") == "face" {
+      var options = face.backend
+      // Each capture's card is a still image of its own: nothing to follow between them.
+      options.tracksFaces = false
+      // The locator chooses its own windows of the card, each large in the detector's view.
+      options.searchTiles = 0
+      makeBackend = { () throws(FaceBackendError) -> any FaceBackend in
+        try MediaPipeFaceBackend(options: options, logger: logger)
+      }
+    }
+    let portraits = CardPortraitLocator(layout: card.settings.layout.portrait, logger: logger, makeBackend: makeBackend)
+    return [CardCaptureEstimator(card, portraits: portraits)]
   }
 }
 
 /// The card estimator, handing its rectified card and portrait to captures.
 final class CardCaptureEstimator: Estimator, CaptureImageProvider {
   let card: CardEstimator
-  private let portrait = ImageBuffer(format: .gray8)
+  let portraits: CardPortraitLocator
+  private let portrait = ImageBuffer(format: .rgb8)
+  /// How the last portrait given was found.
+  private(set) var lastPortrait: CardPortraitLocator.Location?
 
-  init(_ card: CardEstimator) { self.card = card }
+  init(_ card: CardEstimator, portraits: CardPortraitLocator) {
+    self.card = card
+    self.portraits = portraits
+  }
 
   var descriptor: EstimatorDescriptor { card.descriptor }
   func prepare(schema: MeasurementSchema) throws(EstimatorError) { try card.prepare(schema: schema) }
@@ -72,11 +104,17 @@ final class CardCaptureEstimator: Estimator, CaptureImageProvider {
   var captureImageNames: [String] { ["card", "portrait"] }
 
   func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer? {
-    guard card.lastObservation != nil else { return nil }
+    guard let observation = card.lastObservation else { return nil }
     switch name {
     case "card": return card.lastRectified
-    case "portrait": return card.cropPortrait(into: portrait) ? portrait : nil
+    case "portrait":
+      lastPortrait = portraits.locate(in: frame, corners: observation.corners, into: portrait)
+      return lastPortrait == nil ? nil : portrait
     default: return nil
     }
+  }
+
+  func captureImageMethod(named name: String) -> String? {
+    name == "portrait" ? lastPortrait?.method.rawValue : nil
   }
 }

@@ -20,8 +20,8 @@ final class FlowHost: ScriptHost {
   /// Keeps the images of the frame being processed under a capture name
   /// and says where; nil, or a nil answer, when the run keeps no images
   /// (a trace has none; frames are kept only with --artifacts).
-  var capturer: ((String) -> JSONObject?)?
-  /// The run's captures in order: name → { t, frame, images }.
+  var capturer: ((String) -> CaptureFiles?)?
+  /// The run's captures in order: name → { t, frame, images[, methods] }.
   private(set) var captures = JSONObject()
   /// Keys asked for that no catalog has; each is logged once.
   private var warnedKeys: Set<String> = []
@@ -102,15 +102,20 @@ final class FlowHost: ScriptHost {
         throw HostCallFailure(
           "capture(name): the name must be 1 to 64 letters, digits, '_' or '-', such as \"first\"")
       }
-      let images = capturer?(name)
-      let imagesValue = images.map { JSONValue.object($0) } ?? .null
-      emit("capture", JSONObject([("name", .string(name)), ("images", imagesValue)]))
-      captures[name] = .object(
-        JSONObject([
-          ("t", .number((currentT * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(currentFrame)),
-          ("images", imagesValue),
-        ]))
-      return images.map { LuaLiteral.encode(.object($0)) }
+      let files = capturer?(name)
+      let imagesValue = files.map { JSONValue.object($0.images) } ?? .null
+      // How an image was found (the portrait: by face or by layout), when an estimator says.
+      let methods = files.map(\.methods).flatMap { $0.isEmpty ? nil : JSONValue.object($0) }
+      var event = JSONObject([("name", .string(name)), ("images", imagesValue)])
+      event["methods"] = methods
+      emit("capture", event)
+      var record = JSONObject([
+        ("t", .number((currentT * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(currentFrame)),
+        ("images", imagesValue),
+      ])
+      record["methods"] = methods
+      captures[name] = .object(record)
+      return files.map { LuaLiteral.encode(.object($0.images)) }
 
     case .intermediate:
       guard let reason = arguments.first?.stringValue, FlowHost.isSlug(reason) else {

@@ -424,7 +424,9 @@ extension FlowSession {
     } else {
       logger.debug("the face estimator is not installed (\(FaceEstimators.installCommand)); runs go on without it")
     }
-    return BuiltinEstimators.all() + CardEstimators.make(settings: settings) + face + plugins
+    let card = CardEstimators.make(
+      settings: settings, face: FaceEstimators.isInstalled(options) ? options : nil, logger: logger)
+    return BuiltinEstimators.all() + card + face + plugins
   }
 
   /// Signs the artifacts, the recording and its timestamps with the key of

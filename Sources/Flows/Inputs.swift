@@ -140,7 +140,7 @@ final class FrameInput: MeasurementInput {
   }
 
   /// Keeps the images of the frame being processed in `folder` (ctx.capture).
-  func capture(_ name: String, into folder: ArtifactFolder) throws(WorkbenchError) -> JSONObject {
+  func capture(_ name: String, into folder: ArtifactFolder) throws(WorkbenchError) -> CaptureFiles {
     try folder.capture(
       name, frame: lastCaptured, decoded: pipeline.lastDecoded, estimators: pipeline.estimators)
   }

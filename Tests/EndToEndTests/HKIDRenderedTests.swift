@@ -33,6 +33,10 @@ import Testing
     #expect(first["images"]?["portrait"] == .string(out + "/first.portrait.jpg"))
     let success = try result(records)
     #expect(success["captures"]?["complete"]?["images"]?["portrait"] == .string(out + "/complete.portrait.jpg"))
+    // The rendered card's drawn face is found by the face backend (scripts/install-deps installs it).
+    let captures = records.filter { $0["type"] == "capture" }
+    #expect(captures.map { $0["methods"]?["portrait"] } == ["face", "face", "face"], "\(captures)")
+    #expect(success["captures"]?["complete"]?["methods"]?["portrait"] == "face")
     for name in ["first", "second", "complete"] {
       for suffix in [".jpg", ".card.jpg", ".portrait.jpg"] {
         let data = try #require(FileManager.default.contents(atPath: out + "/" + name + suffix), "\(name)\(suffix)")

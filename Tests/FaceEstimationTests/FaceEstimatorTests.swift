@@ -174,6 +174,21 @@ struct FaceEstimatorTests {
     }
   }
 
+  @Test("image mode (tracksFaces off): unrelated images, timestamps ignored, each searched on its own")
+  func imageMode() throws {
+    var options = FaceBackendInstall.options.backend
+    options.tracksFaces = false
+    let backend = try MediaPipeFaceBackend(options: options)
+    var faces = FaceDetections()
+    for name in ["obama", "biden", "obama"] {
+      let image = try FaceFixtures.color("frames/\(name)-480.jpg")
+      try backend.detect(image, timestampMilliseconds: 0, into: &faces)
+      #expect(faces.count == 1, "\(name)")
+      let box = FaceGeometry.box(of: faces.valid.first?.landmarks ?? [])
+      #expect(box.width > 0.15 * Double(image.width), "\(name): \(box)")
+    }
+  }
+
   @Test("a model path that is not a model: a clear error naming the file")
   func wrongModel() throws {
     var options = FaceBackendInstall.options
