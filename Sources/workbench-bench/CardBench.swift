@@ -1,12 +1,15 @@
 // Accuracy and speed of the ID-card estimator on rendered scenes with known
 // pose: tilts up to ±45° on each axis, cards 15–70% of the frame width,
 // motion blur, defocus and glare, over cluttered backgrounds; every frame
-// goes through JPEG (quality 90) as a camera's would.
-// BENCH_CARD_SAMPLES (default 300) sets the frame count; BENCH_CARD_DEBUG=1
+// goes through JPEG (quality 90) as a camera's would. Single frames with
+// detection from scratch, then rendered sequences with the estimator
+// following the card as a run does, then its cost per frame.
+// BENCH_CARD_SAMPLES (default 300) sets the single-frame count and
+// BENCH_CARD_SEQUENCES (default 24) the sequences; BENCH_CARD_DEBUG=1
 // prints every wrong quadrilateral and every missed card of at least 20% of
 // the width; BENCH_CARD_DUMP=DIR writes those frames there as JPEG;
-// BENCH_CARD_GRAY=1 gives the estimator luma only (no colour
-// frames).
+// BENCH_CARD_GRAY=1 gives the estimator luma only (no colour frames);
+// BENCH_CARD_SPEED=0 leaves out the timing.
 import CardEstimation
 import CardGeometry
 import CardScenes
@@ -212,6 +215,8 @@ func runCardBenchmarks() throws {
   }
   print("false positives on backgrounds without a card: \(falsePositives)/\(empty)")
   print()
+
+  try runCardSequenceBenchmark(camera: camera, environment: environment, useColor: useColor)
   if environment["BENCH_CARD_SPEED"] == "0" { return }
 
   // Speed at 1280×720, one core: detection from scratch, and tracking
@@ -263,4 +268,97 @@ func runCardBenchmarks() throws {
         name, tracking.ms, tracking.found, frames.count, detecting.ms, detecting.found, frames.count,
         detecting.ms / tracking.ms))
   }
+}
+
+/// The estimator as a run uses it (following the card from frame to frame,
+/// searching afresh when it is lost) on rendered sequences: a card moved by
+/// a hand between random poses (tilts up to ±45°, 20–70% of the frame
+/// width, rolled up to ±10°) over two seconds at 15 fps, with the motion
+/// blur of its movement, and on some sequences glare or defocus. Frames
+/// where a corner is outside the frame are left out.
+/// BENCH_CARD_SEQUENCES (default 24) sets how many.
+private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [String: String], useColor: Bool) throws {
+  let count = Int(environment["BENCH_CARD_SEQUENCES"] ?? "") ?? 24
+  guard count > 0 else { return }
+  var random = SeededRandom(seed: 77)
+  let encoder = JPEGEncoder()
+  let decoder = JPEGDecoder()
+  let gray = ImageBuffer(format: .gray8)
+  let color = ImageBuffer(format: .rgb8)
+  struct Frame {
+    var ratio: Double
+    var correct: Bool
+    var found: Bool
+    var tracked: Bool
+  }
+  var frames: [Frame] = []
+  var firstFrames: [Frame] = []
+  for sequence in 0..<count {
+    let glare = random.uniform(0, 1) < 0.3
+    let defocus = random.uniform(0, 1) < 0.2 ? random.uniform(1, 2.5) : 0
+    let keyframes = (0..<3).map { k in
+      let ratio = random.uniform(0.2, 0.7)
+      // Room for the card: the larger it is, the nearer the centre.
+      let room = max(0, 0.42 - ratio * 0.55)
+      return CardKeyframe(
+        t: Double(k), tiltX: random.uniform(-45, 45), tiltY: random.uniform(-45, 45), roll: random.uniform(-10, 10),
+        distance: .widthRatio(ratio), offsetX: random.uniform(-room, room), offsetY: random.uniform(-room, room),
+        glare: glare ? random.uniform(0.4, 1) : 0, glareX: random.uniform(0.2, 0.8), glareY: random.uniform(0.2, 0.8),
+        glareRadius: random.uniform(0.06, 0.2), defocus: defocus)
+    }
+    let scene = CardScene(
+      schedule: CardSchedule(keyframes: keyframes, noise: 2, shutter: 0.5),
+      options: CardSceneOptions(
+        width: camera.width, height: camera.height, fps: 15, focal: camera.focal, seed: UInt64(500 + sequence)))
+    let estimator = CardEstimator(settings: CardEstimatorSettings(focalLength: camera.focal))
+    for index in 0..<scene.frameCount {
+      let jpeg = try encoder.encode(scene.render(frame: index), quality: 90)
+      try decoder.decode(jpeg, into: gray, format: .gray8)
+      if useColor { try decoder.decode(jpeg, into: color, format: .rgb8) }
+      let observation = estimator.process(gray: gray, color: useColor ? color : nil, t: scene.time(ofFrame: index))
+      let truth = scene.truth(frame: index)
+      guard truth.inFrame else { continue }
+      let ratio = camera.focal * CardFormat.width / truth.pose.distance / Double(camera.width)
+      var frame = Frame(ratio: ratio, correct: false, found: observation != nil, tracked: observation?.tracked ?? false)
+      if let observation {
+        frame.correct = (0..<4).allSatisfy { observation.corners[$0].distance(to: truth.corners[$0]) < 8 }
+        if !frame.correct, environment["BENCH_CARD_DEBUG"] != nil {
+          let error = (0..<4).map { observation.corners[$0].distance(to: truth.corners[$0]) }.max()!
+          print(
+            "sequence \(sequence) frame \(index): wrong by \(Int(error)) px, tracked \(observation.tracked), speed \(Int(truth.speed))°/s"
+          )
+          if let folder = environment["BENCH_CARD_DUMP"] {
+            try Data(jpeg).write(
+              to: URL(fileURLWithPath: folder).appendingPathComponent("sequence-\(sequence)-\(index).jpg"))
+            print("wrong s\(sequence)-\(index): truth \(truth.corners)\n   got \(observation.corners)")
+          }
+        }
+      } else if environment["BENCH_CARD_DEBUG"] != nil {
+        print("sequence \(sequence) frame \(index): missed, speed \(Int(truth.speed))°/s")
+      }
+      if index == 0 { firstFrames.append(frame) }
+      frames.append(frame)
+    }
+  }
+  func row(_ name: String, _ subset: [Frame]) {
+    let correct = subset.filter(\.correct).count
+    let wrong = subset.filter { $0.found && !$0.correct }.count
+    print(
+      name.padding(toLength: 26, withPad: " ", startingAt: 0)
+        + String(
+          format: "%4d frames  detected %5.1f%%  wrong quad %4.1f%%", subset.count,
+          100 * Double(correct) / Double(max(1, subset.count)), 100 * Double(wrong) / Double(max(1, subset.count))))
+  }
+  print(
+    "card estimator along \(count) rendered 1280×720 sequences (2 s at 15 fps, tilts to ±45°, motion blur; glare or defocus on some), following the card as a run does"
+  )
+  row("every frame in the frame", frames)
+  row("card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
+  row("first frames (from scratch)", firstFrames)
+  let tracked = frames.filter(\.tracked).count
+  print(
+    String(
+      format: "found by following the previous frame's card: %.1f%% of frames",
+      100 * Double(tracked) / Double(max(1, frames.count))))
+  print()
 }
