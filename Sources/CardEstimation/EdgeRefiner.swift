@@ -22,8 +22,10 @@ final class EdgeRefiner {
 
   static let samplesPerSide = 32
   /// Steps kept per sample point: the true edge is not always the strongest
-  /// (glare, a printed line near the edge, clutter behind the card).
-  static let stepsPerSample = 3
+  /// (glare, a printed line near the edge, clutter behind the card), and
+  /// near a card's top edge there are often four: the edge, the two sides
+  /// of the labels in the header band and the band's own lower edge.
+  static let stepsPerSample = 5
   private static let maximumReach = 64
   // Scratch memory, allocated once: per sample point and step slot, and
   // per profile position.
@@ -70,7 +72,7 @@ final class EdgeRefiner {
   /// of the combinations, the one `shape` (the residual of a card with
   /// those corners, nil when none could have them) likes best wins. Nil
   /// when a side has too few edge points. With `color` (rgb8, the size of
-  /// `gray`) a side whose luma has too few steps is read again in colour.
+  /// `gray`) the sides are read in colour.
   /// With `camera`, one side with no line is completed from the other three
   /// (`CardCompletion`).
   func refine(
@@ -83,11 +85,11 @@ final class EdgeRefiner {
     var sides: [[SideFit]] = []
     var missingCount = 0
     for side in 0..<4 {
-      var fits = refineSide(gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
-      if let color, (fits.first?.support ?? 0) < Self.colorBelow {
-        let colored = refineSide(color, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
-        if (colored.first?.support ?? 0) > (fits.first?.support ?? 0) { fits = colored }
-      }
+      // In colour when there is colour: a step of colour alone (a blue
+      // header band against a wooden table) is the card's edge as much as a
+      // step of brightness, and luma alone may show only a line printed
+      // inside it.
+      let fits = refineSide(color ?? gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
       sides.append(fits.filter { $0.support >= Self.weakSide })
       if sides[side].isEmpty { missingCount += 1 }
       // Two sides without a line: no card, whatever the others show.
@@ -256,10 +258,6 @@ final class EdgeRefiner {
     }
     return best
   }
-
-  /// A side whose best line has less support than this in luma is read
-  /// again in colour, when there is colour.
-  static let colorBelow = 0.8
 
   struct SideFit {
     var line: Line2

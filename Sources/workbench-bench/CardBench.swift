@@ -5,11 +5,12 @@
 // detection from scratch, then rendered sequences with the estimator
 // following the card as a run does, then its cost per frame.
 // BENCH_CARD_SAMPLES (default 300) sets the single-frame count and
-// BENCH_CARD_SEQUENCES (default 24) the sequences; BENCH_CARD_DEBUG=1
+// BENCH_CARD_SEQUENCES (default 16) the sequences; BENCH_CARD_DEBUG=1
 // prints every wrong quadrilateral and every missed card of at least 20% of
 // the width; BENCH_CARD_DUMP=DIR writes those frames there as JPEG;
 // BENCH_CARD_GRAY=1 gives the estimator luma only (no colour frames);
-// BENCH_CARD_SPEED=0 leaves out the timing.
+// BENCH_CARD_SPEED=0 leaves out the timing; BENCH_CARD_ONLY_SEQUENCE=N runs
+// that sequence alone and prints each frame's true corners.
 import CardEstimation
 import CardGeometry
 import CardScenes
@@ -255,7 +256,7 @@ func runCardBenchmarks() throws {
     return (percentile(Array(perRun.dropFirst()), 0.5), found)
   }
   print(
-    "card estimator speed at 1280×720 (\(frames.count)-frame flip, frames already decoded), median of \(runs) runs, one core"
+    "card estimator speed at 1280×720 (\(frames.count)-frame flip, frames already decoded), CPU time, median of \(runs) runs, one core"
   )
   for color in [true, false] {
     let tracking = msPerFrame(tracking: true, color: color)
@@ -273,12 +274,13 @@ func runCardBenchmarks() throws {
 /// The estimator as a run uses it (following the card from frame to frame,
 /// searching afresh when it is lost) on rendered sequences: a card moved by
 /// a hand between random poses (tilts up to ±45°, 20–70% of the frame
-/// width, rolled up to ±10°) over two seconds at 15 fps, with the motion
-/// blur of its movement, and on some sequences glare or defocus. Frames
+/// width, rolled up to ±10°) over two seconds at 30 fps, with the motion
+/// blur of its movement over a 1/60 s exposure, and on some sequences glare
+/// or defocus. Frames
 /// where a corner is outside the frame are left out.
-/// BENCH_CARD_SEQUENCES (default 24) sets how many.
+/// BENCH_CARD_SEQUENCES (default 16) sets how many.
 private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [String: String], useColor: Bool) throws {
-  let count = Int(environment["BENCH_CARD_SEQUENCES"] ?? "") ?? 24
+  let count = Int(environment["BENCH_CARD_SEQUENCES"] ?? "") ?? 16
   guard count > 0 else { return }
   var random = SeededRandom(seed: 77)
   let encoder = JPEGEncoder()
@@ -306,15 +308,19 @@ private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [Strin
         glare: glare ? random.uniform(0.4, 1) : 0, glareX: random.uniform(0.2, 0.8), glareY: random.uniform(0.2, 0.8),
         glareRadius: random.uniform(0.06, 0.2), defocus: defocus)
     }
+    if let only = environment["BENCH_CARD_ONLY_SEQUENCE"].flatMap(Int.init), only != sequence { continue }
     let scene = CardScene(
       schedule: CardSchedule(keyframes: keyframes, noise: 2, shutter: 0.5),
       options: CardSceneOptions(
-        width: camera.width, height: camera.height, fps: 15, focal: camera.focal, seed: UInt64(500 + sequence)))
+        width: camera.width, height: camera.height, fps: 30, focal: camera.focal, seed: UInt64(500 + sequence)))
     let estimator = CardEstimator(settings: CardEstimatorSettings(focalLength: camera.focal))
     for index in 0..<scene.frameCount {
       let jpeg = try encoder.encode(scene.render(frame: index), quality: 90)
       try decoder.decode(jpeg, into: gray, format: .gray8)
       if useColor { try decoder.decode(jpeg, into: color, format: .rgb8) }
+      if environment["BENCH_CARD_ONLY_SEQUENCE"] != nil {
+        print("frame \(index) truth \(scene.truth(frame: index).corners)")
+      }
       let observation = estimator.process(gray: gray, color: useColor ? color : nil, t: scene.time(ofFrame: index))
       let truth = scene.truth(frame: index)
       guard truth.inFrame else { continue }
@@ -350,7 +356,7 @@ private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [Strin
           100 * Double(correct) / Double(max(1, subset.count)), 100 * Double(wrong) / Double(max(1, subset.count))))
   }
   print(
-    "card estimator along \(count) rendered 1280×720 sequences (2 s at 15 fps, tilts to ±45°, motion blur; glare or defocus on some), following the card as a run does"
+    "card estimator along \(count) rendered 1280×720 sequences (2 s at 30 fps, tilts to ±45°, motion blur over 1/60 s; glare or defocus on some), following the card as a run does"
   )
   row("every frame in the frame", frames)
   row("card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
