@@ -67,6 +67,8 @@ final class CardDetector {
     /// The lines found along corners[k]–corners[k + 1], -1 for a side
     /// completed from the others.
     var sides: [Int] = []
+    /// The side (corners[k]–corners[k + 1]) completed from the other three, if any.
+    var completedSide: Int? = nil
     /// 1, lowered for each line of the background running across a side:
     /// a sign of clutter rather than a card.
     var plausibility = 1.0
@@ -164,7 +166,8 @@ final class CardDetector {
         corners: candidate.corners.map {
           Point2(($0.x + 0.5) * search.scaleX - 0.5, ($0.y + 0.5) * search.scaleY - 0.5)
         },
-        score: candidate.score, sides: candidate.sides, plausibility: candidate.plausibility)
+        score: candidate.score, sides: candidate.sides, completedSide: candidate.completedSide,
+        plausibility: candidate.plausibility)
     }
   }
 
@@ -749,7 +752,13 @@ final class CardDetector {
               // Below a card found on all four sides of the same strength.
               let ending = exp(-Double(runOn) * Self.runOnPenalty)
               let score = perimeter * mean * 0.8 * ending
-              found.append(Candidate(corners: Quad.clockwise([c0, c1, c2, c3]), score: score, sides: [i, k, j, -1]))
+              let corners = Quad.clockwise([c0, c1, c2, c3])
+              // The completed side runs from c2 to c3 whichever way round the corners went.
+              let completed = (0..<4).first { k in
+                (corners[k] == c2 && corners[(k + 1) % 4] == c3) || (corners[k] == c3 && corners[(k + 1) % 4] == c2)
+              }
+              found.append(
+                Candidate(corners: corners, score: score, sides: [i, k, j, -1], completedSide: completed))
             }
           }
         }

@@ -265,7 +265,8 @@ public final class CardEstimator: Estimator {
           if settled { continue }
           guard
             let first = refiner.refine(
-              gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4, shape: shape),
+              gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4,
+              uncertainSide: candidate.completedSide, shape: shape),
             let second = refiner.refine(
               gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
             let (ordered, _, residual) = accept(

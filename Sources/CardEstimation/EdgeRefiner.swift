@@ -21,6 +21,9 @@ final class EdgeRefiner {
   }
 
   static let samplesPerSide = 32
+  /// How far a completed side is looked for, as a share of the sides
+  /// beside it.
+  static let uncertainReach = 0.08
   /// Steps kept per sample point: the true edge is not always the strongest
   /// (glare, a printed line near the edge, clutter behind the card), and
   /// near a card's top edge there are often four: the edge, the two sides
@@ -72,12 +75,13 @@ final class EdgeRefiner {
   /// of the combinations, the one `shape` (the residual of a card with
   /// those corners, nil when none could have them) likes best wins. Nil
   /// when a side has too few edge points. With `color` (rgb8, the size of
-  /// `gray`) the sides are read in colour.
+  /// `gray`) the sides are read in colour. `uncertainSide`, a side of
+  /// `quad` completed from the other three, is looked for further off.
   /// With `camera`, one side with no line is completed from the other three
   /// (`CardCompletion`).
   func refine(
     _ gray: ImageBuffer, color: ImageBuffer? = nil, camera: PinholeCamera? = nil, quad: [Point2], reach: Double,
-    shape: ([Point2]) -> Double?
+    uncertainSide: Int? = nil, shape: ([Point2]) -> Double?
   ) -> Result? {
     let color = color.flatMap { $0.format == .rgb8 && $0.width == gray.width && $0.height == gray.height ? $0 : nil }
     let reach = max(2, min(Double(Self.maximumReach), reach))
@@ -89,7 +93,15 @@ final class EdgeRefiner {
       // header band against a wooden table) is the card's edge as much as a
       // step of brightness, and luma alone may show only a line printed
       // inside it.
-      let fits = refineSide(color ?? gray, quad[side], quad[(side + 1) % 4], center: center, reach: reach)
+      // A side completed from the other three is only as good as their
+      // directions: it is looked for further off, in proportion to the card.
+      var sideReach = reach
+      if side == uncertainSide {
+        let neighbour = max(
+          quad[(side + 1) % 4].distance(to: quad[(side + 2) % 4]), quad[(side + 3) % 4].distance(to: quad[side]))
+        sideReach = max(reach, min(Double(Self.maximumReach), Self.uncertainReach * neighbour))
+      }
+      let fits = refineSide(color ?? gray, quad[side], quad[(side + 1) % 4], center: center, reach: sideReach)
       sides.append(fits.filter { $0.support >= Self.weakSide })
       if sides[side].isEmpty { missingCount += 1 }
       // Two sides without a line: no card, whatever the others show.

@@ -39,6 +39,16 @@ private struct CardSample {
   var cornerError: Double
 }
 
+/// One line of a detection table: how many frames, the share found right
+/// and the share found wrong.
+private func printDetectionRow(_ name: String, frames: Int, correct: Int, wrong: Int) {
+  print(
+    name.padding(toLength: 26, withPad: " ", startingAt: 0)
+      + String(
+        format: "%4d frames  detected %5.1f%%  wrong quad %4.1f%%", frames,
+        100 * Double(correct) / Double(max(1, frames)), 100 * Double(wrong) / Double(max(1, frames))))
+}
+
 private func percentile(_ values: [Double], _ fraction: Double) -> Double {
   guard !values.isEmpty else { return .nan }
   let sorted = values.sorted()
@@ -176,13 +186,9 @@ func runCardBenchmarks() throws {
       format: "corner error (worst of four): median %.2f px, p95 %.2f px", percentile(cornerErrors, 0.5),
       percentile(cornerErrors, 0.95)))
   func row(_ name: String, _ subset: [CardSample]) {
-    let correct = subset.filter(\.correct).count
-    let wrong = subset.filter { $0.found && !$0.correct }.count
-    print(
-      name.padding(toLength: 26, withPad: " ", startingAt: 0)
-        + String(
-          format: "%4d frames  detected %5.1f%%  wrong quad %4.1f%%", subset.count,
-          100 * Double(correct) / Double(max(1, subset.count)), 100 * Double(wrong) / Double(max(1, subset.count))))
+    printDetectionRow(
+      name, frames: subset.count, correct: subset.filter(\.correct).count,
+      wrong: subset.filter { $0.found && !$0.correct }.count)
   }
   print("detection rate")
   row("all", samples)
@@ -347,19 +353,14 @@ private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [Strin
     }
   }
   func row(_ name: String, _ subset: [Frame]) {
-    let correct = subset.filter(\.correct).count
-    let wrong = subset.filter { $0.found && !$0.correct }.count
-    print(
-      name.padding(toLength: 26, withPad: " ", startingAt: 0)
-        + String(
-          format: "%4d frames  detected %5.1f%%  wrong quad %4.1f%%", subset.count,
-          100 * Double(correct) / Double(max(1, subset.count)), 100 * Double(wrong) / Double(max(1, subset.count))))
+    printDetectionRow(
+      name, frames: subset.count, correct: subset.filter(\.correct).count,
+      wrong: subset.filter { $0.found && !$0.correct }.count)
   }
   print(
     "card estimator along \(count) rendered 1280×720 sequences (2 s at 30 fps, tilts to ±45°, motion blur over 1/60 s; glare or defocus on some), following the card as a run does"
   )
-  row("every frame in the frame", frames)
-  row("card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
+  row("frames, card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
   row("first frames (from scratch)", firstFrames)
   let tracked = frames.filter(\.tracked).count
   print(
