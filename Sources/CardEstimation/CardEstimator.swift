@@ -234,7 +234,9 @@ public final class CardEstimator: Estimator {
       // Follow: where the corners were, moved as they last moved.
       let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
       let motion = velocity.map(\.length).max() ?? 0
-      let reach = min(48, 8 + 0.75 * motion + 0.02 * perimeter(predicted))
+      // Not much wider than the motion needs: lines printed a little inside
+      // the edge (the header band's labels) must stay out of reach.
+      let reach = min(48, 8 + 0.75 * motion + 0.01 * perimeter(predicted))
       if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
         let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
         accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth) != nil

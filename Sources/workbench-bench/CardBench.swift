@@ -5,7 +5,7 @@
 // detection from scratch, then rendered sequences with the estimator
 // following the card as a run does, then its cost per frame.
 // BENCH_CARD_SAMPLES (default 300) sets the single-frame count and
-// BENCH_CARD_SEQUENCES (default 16) the sequences; BENCH_CARD_DEBUG=1
+// BENCH_CARD_SEQUENCES (default 32) the sequences; BENCH_CARD_DEBUG=1
 // prints every wrong quadrilateral and every missed card of at least 20% of
 // the width; BENCH_CARD_DUMP=DIR writes those frames there as JPEG;
 // BENCH_CARD_GRAY=1 gives the estimator luma only (no colour frames);
@@ -284,9 +284,9 @@ func runCardBenchmarks() throws {
 /// blur of its movement over a 1/60 s exposure, and on some sequences glare
 /// or defocus. Frames
 /// where a corner is outside the frame are left out.
-/// BENCH_CARD_SEQUENCES (default 16) sets how many.
+/// BENCH_CARD_SEQUENCES (default 32) sets how many.
 private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [String: String], useColor: Bool) throws {
-  let count = Int(environment["BENCH_CARD_SEQUENCES"] ?? "") ?? 16
+  let count = Int(environment["BENCH_CARD_SEQUENCES"] ?? "") ?? 32
   guard count > 0 else { return }
   var random = SeededRandom(seed: 77)
   let encoder = JPEGEncoder()
@@ -360,7 +360,7 @@ private func runCardSequenceBenchmark(camera: PinholeCamera, environment: [Strin
   print(
     "card estimator along \(count) rendered 1280×720 sequences (2 s at 30 fps, tilts to ±45°, motion blur over 1/60 s; glare or defocus on some), following the card as a run does"
   )
-  row("frames, card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
+  row("card ≥ 20% of width", frames.filter { $0.ratio >= 0.2 })
   row("first frames (from scratch)", firstFrames)
   let tracked = frames.filter(\.tracked).count
   print(
