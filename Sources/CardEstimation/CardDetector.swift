@@ -253,6 +253,21 @@ final class CardDetector {
 
   private func degree(of edge: Int) -> Int { min(179, Int(edgeAngle[edge] * 180 / .pi)) }
 
+  /// The Sobel derivatives (x, y) at `center`, whose horizontal
+  /// neighbours are `step` bytes away and vertical ones `stride`.
+  @inline(__always)
+  private static func sobel(_ center: UnsafeMutablePointer<UInt8>, step: Int, stride: Int) -> (Float, Float) {
+    let a = Int32(center[-stride - step])
+    let b = Int32(center[-stride])
+    let c = Int32(center[-stride + step])
+    let d = Int32(center[-step])
+    let f = Int32(center[step])
+    let g = Int32(center[stride - step])
+    let h = Int32(center[stride])
+    let k = Int32(center[stride + step])
+    return (Float((c &+ 2 &* f &+ k) &- (a &+ 2 &* d &+ g)), Float((g &+ 2 &* h &+ k) &- (a &+ 2 &* b &+ c)))
+  }
+
   /// Sobel on the luma.
   private func lumaGradient() {
     let width = work.width
@@ -270,16 +285,7 @@ final class CardDetector {
             mag[row + width - 1] = 0
             for x in 1..<width - 1 {
               let i = row + x
-              let a = Int32(pixels[i - width - 1])
-              let b = Int32(pixels[i - width])
-              let c = Int32(pixels[i - width + 1])
-              let d = Int32(pixels[i - 1])
-              let f = Int32(pixels[i + 1])
-              let g = Int32(pixels[i + width - 1])
-              let h = Int32(pixels[i + width])
-              let k = Int32(pixels[i + width + 1])
-              let sx = Float((c &+ 2 &* f &+ k) &- (a &+ 2 &* d &+ g))
-              let sy = Float((g &+ 2 &* h &+ k) &- (a &+ 2 &* b &+ c))
+              let (sx, sy) = Self.sobel(pixels + i, step: 1, stride: width)
               gx[i] = sx
               gy[i] = sy
               mag[i] = (sx * sx + sy * sy).squareRoot()
@@ -315,17 +321,7 @@ final class CardDetector {
               var syy: Float = 0
               var sxy: Float = 0
               for channel in 0..<3 {
-                let p = i * 3 + channel
-                let a = Int32(pixels[p - stride - 3])
-                let b = Int32(pixels[p - stride])
-                let c = Int32(pixels[p - stride + 3])
-                let d = Int32(pixels[p - 3])
-                let f = Int32(pixels[p + 3])
-                let g = Int32(pixels[p + stride - 3])
-                let h = Int32(pixels[p + stride])
-                let k = Int32(pixels[p + stride + 3])
-                let sx = Float((c &+ 2 &* f &+ k) &- (a &+ 2 &* d &+ g))
-                let sy = Float((g &+ 2 &* h &+ k) &- (a &+ 2 &* b &+ c))
+                let (sx, sy) = Self.sobel(pixels + i * 3 + channel, step: 3, stride: stride)
                 sxx += sx * sx
                 syy += sy * sy
                 sxy += sx * sy

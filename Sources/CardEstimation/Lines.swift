@@ -119,35 +119,11 @@ enum CardCompletion {
   static func corners(a1: Line2, a2: Line2, b: Line2, camera: PinholeCamera, bIsWidth: Bool, sign: Double)
     -> [Point2]?
   {
-    let f = camera.focal
-    let cx = camera.centerX
-    let cy = camera.centerY
-    // A line of the image as a plane through the camera centre (its normal).
-    func plane(_ line: Line2) -> Vector3 {
-      Vector3(f * line.nx, f * line.ny, line.nx * cx + line.ny * cy - line.offset)
-    }
-    let first = plane(a1).cross(plane(a2))
-    guard first.length > 1e-12 else { return nil }
-    let along = first.normalized
-    let across = along.cross(plane(b))
-    guard across.length > 1e-12 else { return nil }
-    let normal = along.cross(across.normalized)
-    guard let p0 = a1.intersection(b), let p1 = b.intersection(a2) else { return nil }
-    let r0 = Vector3((p0.x - cx) / f, (p0.y - cy) / f, 1)
-    let r1 = Vector3((p1.x - cx) / f, (p1.y - cy) / f, 1)
-    let k0 = normal.dot(r0)
-    let k1 = normal.dot(r1)
-    guard abs(k0) > 1e-12, abs(k1) > 1e-12, (k0 > 0) == (k1 > 0) else { return nil }
-    let x0 = r0 * (1 / abs(k0))
-    let x1 = r1 * (1 / abs(k1))
-    let lengthB = (x1 - x0).length
-    let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
-    let x2 = x1 + along * (sign * lengthA)
-    let x3 = x0 + along * (sign * lengthA)
-    let nearest = 0.05 * min(x0.z, x1.z)
-    guard x2.z > nearest, x3.z > nearest else { return nil }
-    func project(_ x: Vector3) -> Point2 { Point2(f * x.x / x.z + cx, f * x.y / x.z + cy) }
-    return [p0, p1, project(x2), project(x3)]
+    guard let p0 = a1.intersection(b), let p1 = b.intersection(a2),
+      let plane = CardPlane(a1: a1, a2: a2, b: b, p0: p0, p1: p1, camera: camera),
+      let (c2, c3) = plane.farCorners(bIsWidth: bIsWidth, sign: sign)
+    else { return nil }
+    return [p0, p1, c2, c3]
   }
 
   /// All four completions of the card with sides on `a1`, `a2` and `b`
@@ -158,39 +134,59 @@ enum CardCompletion {
     a1: Line2, a2: Line2, b: Line2, p0: Point2, p1: Point2, camera: PinholeCamera,
     _ body: (Point2, Point2, Point2, Point2) -> Void
   ) {
-    let f = camera.focal
-    let cx = camera.centerX
-    let cy = camera.centerY
-    func plane(_ line: Line2) -> Vector3 {
-      Vector3(f * line.nx, f * line.ny, line.nx * cx + line.ny * cy - line.offset)
-    }
-    let first = plane(a1).cross(plane(a2))
-    guard first.length > 1e-12 else { return }
-    let along = first.normalized
-    let across = along.cross(plane(b))
-    guard across.length > 1e-12 else { return }
-    let normal = along.cross(across.normalized)
-    let r0 = Vector3((p0.x - cx) / f, (p0.y - cy) / f, 1)
-    let r1 = Vector3((p1.x - cx) / f, (p1.y - cy) / f, 1)
-    let k0 = normal.dot(r0)
-    let k1 = normal.dot(r1)
-    guard abs(k0) > 1e-12, abs(k1) > 1e-12, (k0 > 0) == (k1 > 0) else { return }
-    let x0 = r0 * (1 / abs(k0))
-    let x1 = r1 * (1 / abs(k1))
-    let lengthB = (x1 - x0).length
-    let nearest = 0.05 * min(x0.z, x1.z)
+    guard let plane = CardPlane(a1: a1, a2: a2, b: b, p0: p0, p1: p1, camera: camera) else { return }
     for variant in 0..<4 {
-      let bIsWidth = variant < 2
-      let sign = variant % 2 == 0 ? 1.0 : -1.0
-      let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
-      do {
-        let x2 = x1 + along * (sign * lengthA)
-        let x3 = x0 + along * (sign * lengthA)
-        guard x2.z > nearest, x3.z > nearest else { continue }
-        body(
-          p0, p1, Point2(f * x2.x / x2.z + cx, f * x2.y / x2.z + cy), Point2(f * x3.x / x3.z + cx, f * x3.y / x3.z + cy)
-        )
+      guard let (c2, c3) = plane.farCorners(bIsWidth: variant < 2, sign: variant % 2 == 0 ? 1 : -1) else { continue }
+      body(p0, p1, c2, c3)
+    }
+  }
+
+  /// The card's plane that the three lines fix, with the corners on `b`
+  /// (`x0` = a1 ∩ b, `x1` = b ∩ a2) in camera coordinates.
+  private struct CardPlane {
+    let camera: PinholeCamera
+    /// The direction of `a1` and `a2` in space.
+    let along: Vector3
+    let x0: Vector3
+    let x1: Vector3
+
+    init?(a1: Line2, a2: Line2, b: Line2, p0: Point2, p1: Point2, camera: PinholeCamera) {
+      let f = camera.focal
+      let cx = camera.centerX
+      let cy = camera.centerY
+      // A line of the image as a plane through the camera centre (its normal).
+      func plane(_ line: Line2) -> Vector3 {
+        Vector3(f * line.nx, f * line.ny, line.nx * cx + line.ny * cy - line.offset)
       }
+      let first = plane(a1).cross(plane(a2))
+      guard first.length > 1e-12 else { return nil }
+      let along = first.normalized
+      let across = along.cross(plane(b))
+      guard across.length > 1e-12 else { return nil }
+      let normal = along.cross(across.normalized)
+      let r0 = Vector3((p0.x - cx) / f, (p0.y - cy) / f, 1)
+      let r1 = Vector3((p1.x - cx) / f, (p1.y - cy) / f, 1)
+      let k0 = normal.dot(r0)
+      let k1 = normal.dot(r1)
+      guard abs(k0) > 1e-12, abs(k1) > 1e-12, (k0 > 0) == (k1 > 0) else { return nil }
+      self.camera = camera
+      self.along = along
+      x0 = r0 * (1 / abs(k0))
+      x1 = r1 * (1 / abs(k1))
+    }
+
+    /// The corners on `a2` and on `a1` of the card lying on the `sign` side
+    /// of `b`, in pixels; nil when they would be behind the camera.
+    func farCorners(bIsWidth: Bool, sign: Double) -> (Point2, Point2)? {
+      let lengthB = (x1 - x0).length
+      let lengthA = bIsWidth ? lengthB / CardFormat.aspectRatio : lengthB * CardFormat.aspectRatio
+      let x2 = x1 + along * (sign * lengthA)
+      let x3 = x0 + along * (sign * lengthA)
+      let nearest = 0.05 * min(x0.z, x1.z)
+      guard x2.z > nearest, x3.z > nearest else { return nil }
+      let f = camera.focal
+      func project(_ x: Vector3) -> Point2 { Point2(f * x.x / x.z + camera.centerX, f * x.y / x.z + camera.centerY) }
+      return (project(x2), project(x3))
     }
   }
 }

@@ -309,6 +309,24 @@ local function condition(kind, spec, where)
   end, spec.needs or { spec.field }
 end
 
+-- What wb.alert and wb.guard share: their fields checked (`own` besides
+-- the condition's), the condition, and how long (seconds) it must hold.
+local function watched_condition(kind, spec, where, own)
+  local fields = { when = "function", field = "string", above = "number", below = "number", for_ms = "number" }
+  for key, expected in pairs(own) do fields[key] = expected end
+  check_fields(kind, spec, fields, where)
+  local holds, needs = condition(kind, spec, where)
+  return holds, needs, (spec.for_ms or 0) / 1000
+end
+
+-- Takes down what a watcher raised, if it did.
+local function lower(watcher, ctx)
+  if watcher.active then
+    watcher.active = false
+    ctx.clear_alert(watcher)
+  end
+end
+
 -- alert: a condition that may come and go while the steps run; the flow
 -- goes on. When it has held for `for_ms` (default 0) the alert is raised:
 -- status `status` and hint `hint`. When it no longer holds, status
@@ -318,13 +336,8 @@ end
 --              hint = "idcard_operation_title13" }
 function steps.alert(spec)
   local where = native.where(2)
-  check_fields("wb.alert", spec, {
-    status = "string", clear_status = "string", when = "function", field = "string",
-    above = "number", below = "number", for_ms = "number",
-  }, where)
+  local holds, needs, hold = watched_condition("wb.alert", spec, where, { status = "string", clear_status = "string" })
   if type(spec.status) ~= "string" then problems.add(where .. "wb.alert: an alert needs status = \"NAME\"") end
-  local holds, needs = condition("wb.alert", spec, where)
-  local hold = (spec.for_ms or 0) / 1000
   local watcher = {
     kind = "alert", name = spec.name or spec.status or "alert", status = spec.status,
     clear_status = spec.clear_status or "VALID", hint = spec.hint, hint_params = spec.hint_params,
@@ -340,10 +353,7 @@ function steps.alert(spec)
       end
     else
       since = nil
-      if self.active then
-        self.active = false
-        ctx.clear_alert(self)
-      end
+      lower(self, ctx)
     end
   end
   return watcher
@@ -356,16 +366,11 @@ end
 --              when = function(m) return not (m.card and m.card.found) end }
 function steps.guard(spec)
   local where = native.where(2)
-  check_fields("wb.guard", spec, {
-    reason = "string", code = "number", when = "function", field = "string",
-    above = "number", below = "number", for_ms = "number",
-  }, where)
+  local holds, needs, hold = watched_condition("wb.guard", spec, where, { reason = "string", code = "number" })
   if type(spec.reason) ~= "string" then problems.add(where .. "wb.guard: a guard needs reason = \"slug\"") end
   if spec.code ~= nil and (math.type(spec.code) ~= "integer" or spec.code < 0) then
     problems.add(where .. "wb.guard: code must be a whole number of at least 0")
   end
-  local holds, needs = condition("wb.guard", spec, where)
-  local hold = (spec.for_ms or 0) / 1000
   local watcher = {
     kind = "guard", name = spec.name or spec.reason or "guard", reason = spec.reason, code = spec.code,
     hint = spec.hint, hint_params = spec.hint_params, needs = needs, hints = collect_hints(spec), active = false,
@@ -383,10 +388,7 @@ function steps.guard(spec)
       if m.t - since >= hold then return false, self.reason, self.code end
     else
       since = nil
-      if self.active then
-        self.active = false
-        ctx.clear_alert(self)
-      end
+      lower(self, ctx)
     end
   end
   return watcher
