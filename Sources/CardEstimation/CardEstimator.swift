@@ -26,13 +26,17 @@ public struct CardEstimatorSettings: Sendable, Equatable {
   /// Ask for colour frames and look for steps of colour as well as of
   /// brightness (a card that differs from the table mostly in hue).
   public var useColor: Bool
+  /// Follow the card by what is printed on it where its borders cannot be
+  /// found or have slipped onto another line (`CardAppearance`).
+  public var followsFace: Bool
 
   public init(
     focalLength: Double? = nil, mirror: Bool = false, workingWidth: Int = 320, minimumWidthRatio: Double = 0.12,
     glareLevel: UInt8 = 250, layout: CardLayout = .hongKongIdentityCard, rectifiedWidth: Int = 428,
-    rectifiedHeight: Int = 270, useColor: Bool = true
+    rectifiedHeight: Int = 270, useColor: Bool = true, followsFace: Bool = true
   ) {
     self.useColor = useColor
+    self.followsFace = followsFace
     self.focalLength = focalLength
     self.mirror = mirror
     self.workingWidth = workingWidth
@@ -89,6 +93,13 @@ public final class CardEstimator: Estimator {
   private let prefix: String
   private let detector: CardDetector
   private let refiner = EdgeRefiner()
+  private let appearance = CardAppearance()
+  /// Frames in a row followed on borders that do not make a clear card.
+  private var weakFrames = 0
+  /// Frames in a row followed by the card's face alone (`CardAppearance`).
+  private var appearanceFrames = 0
+  /// The border steps' widths in the last frame whose borders were found.
+  private var lastSpread = [Double](repeating: 0, count: 4)
   private var nodes: [String: Int] = [:]
   private var tableNodes: [Int] = []
   // Tracking state, in the coordinates of the image searched (unmirrored).
@@ -123,6 +134,23 @@ public final class CardEstimator: Estimator {
   /// inside and outside differ by `regionLevel` at `regionShare` of the
   /// points, the same way (`regionConsistency`).
   static let threeSidedSupport = 0.75
+
+  /// When the borders of a card being followed cannot be found, its face
+  /// (`CardAppearance`) is aligned instead and kept when it matches at least
+  /// this well (normalised correlation), for at most `appearanceFrameLimit`
+  /// frames in a row.
+  static let appearanceCorrelation = 0.9
+  static let appearanceFrameLimit = 15
+  /// Borders found where the face matches this poorly are taken to have
+  /// slipped when the face lines up well elsewhere.
+  static let appearanceMismatch = 0.5
+  /// The face is taken from frames whose card has a shape residual below
+  /// this (and strong borders), and used for this many seconds.
+  static let appearanceResidual = 0.015
+  static let appearanceAge = 1.0
+  /// A card followed on borders that do not make a clear card is searched
+  /// for afresh on the first such frame and every this many after.
+  static let recheckInterval = 3
   static let regionLevel = 16.0
   static let regionShare = 0.85
   static let regionConsistency = 0.35
@@ -193,6 +221,8 @@ public final class CardEstimator: Estimator {
     velocity = []
     smoothedSpeed = nil
     lastObservation = nil
+    appearanceFrames = 0
+    weakFrames = 0
   }
 
   /// Looks for the card in `gray` (the frame's luma, possibly scaled down
@@ -226,78 +256,57 @@ public final class CardEstimator: Estimator {
     let camera = PinholeCamera(focal: focal, width: gray.width, height: gray.height)
     let minimumWidth = settings.minimumWidthRatio * Double(gray.width)
 
-    // The shape residual of a quadrilateral for this camera, nil for no card.
-    let shape = { (corners: [Point2]) -> Double? in self.orderedPose(corners, camera: camera)?.2 }
+    appearance.newFrame()
+    if appearance.hasTemplate, t - appearance.capturedAt > Self.appearanceAge || t < appearance.capturedAt {
+      appearance.reset()
+    }
+    let frame = Frame(gray: gray, color: color, camera: camera, minimumWidth: minimumWidth)
     var refined: EdgeRefiner.Result?
     var tracked = false
-    if let previous = previousQuad {
-      // Follow: where the corners were, moved as they last moved.
-      let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
-      let motion = velocity.map(\.length).max() ?? 0
-      // Not much wider than the motion needs: lines printed a little inside
-      // the edge (the header band's labels) must stay out of reach.
-      let reach = min(48, 8 + 0.75 * motion + 0.01 * perimeter(predicted))
-      if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
-        let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-        accept(second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth) != nil
-      {
-        refined = second
-        tracked = true
-      }
+    var byAppearance = false
+    if let previous = previousQuad, let followed = follow(previous, in: frame) {
+      refined = followed.result
+      tracked = true
+      byAppearance = followed.byAppearance
     }
     if refined == nil {
-      let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
-      var bestScore = 0.0
-      var accepted: [[Point2]] = []
-      var strong = false
-      var strongScore = 0.0
-      func consider(_ candidates: [CardDetector.Candidate]) {
-        for candidate in candidates {
-          // A candidate cannot beat the best so far when even its whole
-          // perimeter, fully supported and of a perfect shape, would not
-          // (with some room for refinement moving its sides).
-          guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
-          // A card found on all four sides and of a card's very shape is not
-          // beaten by a candidate the detector rated well below it.
-          if strong, candidate.score < 0.8 * strongScore { break }
-          // Nor when it starts where an earlier one ended: it would end there too.
-          let settled = accepted.contains { corners in
-            candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
-          }
-          if settled { continue }
-          guard
-            let first = refiner.refine(
-              gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4,
-              uncertainSide: candidate.completedSide, shape: shape),
-            let second = refiner.refine(
-              gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-            let (ordered, _, residual) = accept(
-              second, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
-          else { continue }
-          accepted.append(second.corners)
-          let support = second.support.reduce(0, +) / 4
-          let score =
-            perimeter(ordered) * support * exp(-residual / CardDetector.residualScale) * candidate.plausibility
-          if score > bestScore {
-            bestScore = score
-            refined = second
-            strong =
-              support >= Self.strongSupport && second.support.allSatisfy { $0 >= Self.strongSideSupport }
-              && residual < Self.strongResidual
-            strongScore = candidate.score
-          }
-        }
+      refined = search(frame)?.result
+    } else if tracked, !byAppearance, let current = refined,
+      let (_, _, residual) = accept(current, in: frame),
+      !isStrong(current, residual: residual)
+    {
+      // A card followed on lines that do not quite make it (a line
+      // printed inside it, clutter beside it) is checked by a fresh search
+      // now and then: a clear card found elsewhere takes over.
+      weakFrames += 1
+      if weakFrames % Self.recheckInterval == 1,
+        let (found, strong) = search(frame), strong,
+        (0..<4).contains(where: { k in !found.corners.contains { $0.distance(to: current.corners[k]) < 4 } })
+      {
+        refined = found
+        tracked = false
       }
-      consider(detector.detect(gray, color: color, camera: camera, minimumWidth: minimumWidth))
-      // A card with a side smeared or hidden is looked for only when no
-      // clear card was found on four sides.
-      if !strong { consider(detector.completed()) }
+    } else {
+      weakFrames = 0
     }
     guard let result = refined,
-      let (ordered, pose, residual) = accept(result, image: color ?? gray, camera: camera, minimumWidth: minimumWidth)
+      let (ordered, pose, residual) =
+        byAppearance
+        ? acceptShape(result.corners, in: frame) : accept(result, in: frame)
     else {
       reset()
       return nil
+    }
+    if byAppearance {
+      appearanceFrames += 1
+    } else {
+      appearanceFrames = 0
+      lastSpread = result.spread
+      // The face is taken only where the card is unmistakable: a card
+      // followed on a line printed inside it would be followed there on.
+      if settings.followsFace, isStrong(result, residual: residual, limit: Self.appearanceResidual) {
+        appearance.capture(gray, quad: ordered.map { unmirror($0, width: gray.width) }, t: t)
+      }
     }
     // Motion of each corner since the last frame, for the next prediction.
     if let previous = previousQuad, tracked {
@@ -342,19 +351,173 @@ public final class CardEstimator: Estimator {
     return observation
   }
 
+  /// One frame as the estimator reads it.
+  private struct Frame {
+    var gray: ImageBuffer
+    var color: ImageBuffer?
+    var camera: PinholeCamera
+    var minimumWidth: Double
+    /// Colour when there is colour: acceptance reads the card's region in it.
+    var image: ImageBuffer { color ?? gray }
+  }
+
+  /// The shape residual of a quadrilateral for the frame's camera, nil for no card.
+  private func shape(_ frame: Frame) -> ([Point2]) -> Double? {
+    { corners in self.orderedPose(corners, camera: frame.camera)?.2 }
+  }
+
+  /// The card's corners in printed order, in the pixels of the frame searched.
+  private func printed(_ quad: [Point2], in frame: Frame) -> [Point2] {
+    (orderedPose(quad, camera: frame.camera)?.0 ?? quad).map { unmirror($0, width: frame.gray.width) }
+  }
+
+  /// The card's face aligned from `quad`: corners clockwise on screen, and
+  /// how well the face matches there; nil when it does not line up.
+  private func alignFace(_ quad: [Point2], in frame: Frame) -> ([Point2], Double)? {
+    guard settings.followsFace, appearance.hasTemplate,
+      let (aligned, _) = appearance.align(frame.gray, quad: printed(quad, in: frame)),
+      let (_, pose, _) = orderedPose(aligned, camera: frame.camera)
+    else { return nil }
+    // The face's eight degrees of freedom drift off a card's shape where
+    // little is printed; the card the camera would see in that pose has it.
+    let corners = pose.projectedCorners(camera: frame.camera).map { unmirror($0, width: frame.gray.width) }
+    guard let correlation = appearance.match(frame.gray, quad: corners), correlation >= Self.appearanceCorrelation
+    else { return nil }
+    return (Quad.clockwise(corners), correlation)
+  }
+
+  /// A card placed by its face alone.
+  private func faceResult(_ corners: [Point2], correlation: Double) -> EdgeRefiner.Result {
+    EdgeRefiner.Result(
+      corners: corners, support: [Double](repeating: correlation, count: 4), spread: lastSpread,
+      contrast: [0, 0, 0, 0])
+  }
+
+  /// The card followed from `previous` (its corners in the last frame), and
+  /// whether it was placed by its face alone; nil when it was lost.
+  private func follow(_ previous: [Point2], in frame: Frame) -> (result: EdgeRefiner.Result, byAppearance: Bool)? {
+    let gray = frame.gray
+    let color = frame.color
+    let camera = frame.camera
+    let shape = shape(frame)
+    // Where the corners were, moved as they last moved.
+    let predicted = (0..<4).map { previous[$0] + (velocity.count == 4 ? velocity[$0] : Point2(0, 0)) }
+    let motion = velocity.map(\.length).max() ?? 0
+    // Not much wider than the motion needs: lines printed a little inside
+    // the edge (the header band's labels) must stay out of reach.
+    let reach = min(48, 8 + 0.75 * motion + 0.01 * perimeter(predicted))
+    if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
+      let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
+      let (ordered, _, residual) = accept(second, in: frame)
+    {
+      // Borders that slipped onto a line printed on the card, or one
+      // behind it, leave the face askew: where the face then lines up
+      // elsewhere and borders are found there too, the better card of the
+      // two is kept.
+      guard settings.followsFace, let matched = appearance.match(gray, quad: printed(second.corners, in: frame)),
+        matched < Self.appearanceCorrelation, let (corners, correlation) = alignFace(predicted, in: frame)
+      else { return (second, false) }
+      if let edges = refiner.refine(gray, color: color, camera: camera, quad: corners, reach: 3, shape: shape),
+        let (alternative, _, alternativeResidual) = accept(edges, in: frame)
+      {
+        func score(_ corners: [Point2], _ support: [Double], _ residual: Double) -> Double {
+          perimeter(corners) * support.reduce(0, +) / 4 * exp(-residual / CardDetector.residualScale)
+        }
+        // Borders slip inwards onto printed lines far more often than
+        // outwards: a larger card where the face lines up wins anyway.
+        let better =
+          score(alternative, edges.support, alternativeResidual) > score(ordered, second.support, residual)
+          || perimeter(alternative) > 1.02 * perimeter(ordered)
+        return (better ? edges : second, false)
+      }
+      // The face lines up clearly elsewhere and the borders found make no
+      // sense of it: the borders are the ones that slipped.
+      if matched < Self.appearanceMismatch, acceptShape(corners, in: frame) != nil {
+        return (faceResult(corners, correlation: correlation), true)
+      }
+      return (second, false)
+    }
+    // No border found where the card should be: align its face.
+    guard appearanceFrames < Self.appearanceFrameLimit, let (corners, correlation) = alignFace(predicted, in: frame)
+    else { return nil }
+    // The borders that can be seen from there still have the last word.
+    if let edges = refiner.refine(gray, color: color, camera: camera, quad: corners, reach: 3, shape: shape),
+      accept(edges, in: frame) != nil
+    {
+      return (edges, false)
+    }
+    guard acceptShape(corners, in: frame) != nil else { return nil }
+    return (faceResult(corners, correlation: correlation), true)
+  }
+
+  /// The best card found in `gray` without any prior, and whether it is
+  /// clear: found on four well-backed sides with a card's very shape.
+  private func search(_ frame: Frame) -> (result: EdgeRefiner.Result, strong: Bool)? {
+    let gray = frame.gray
+    let color = frame.color
+    let camera = frame.camera
+    let shape = shape(frame)
+    var refined: EdgeRefiner.Result?
+    let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
+    var bestScore = 0.0
+    var accepted: [[Point2]] = []
+    var strong = false
+    var strongScore = 0.0
+    func consider(_ candidates: [CardDetector.Candidate]) {
+      for candidate in candidates {
+        // A candidate cannot beat the best so far when even its whole
+        // perimeter, fully supported and of a perfect shape, would not
+        // (with some room for refinement moving its sides).
+        guard perimeter(candidate.corners) * 1.1 > bestScore else { continue }
+        // A card found on all four sides and of a card's very shape is not
+        // beaten by a candidate the detector rated well below it.
+        if strong, candidate.score < 0.8 * strongScore { break }
+        // Nor when it starts where an earlier one ended: it would end there too.
+        let settled = accepted.contains { corners in
+          candidate.corners.allSatisfy { corner in corners.contains { $0.distance(to: corner) < 1.5 * coarse } }
+        }
+        if settled { continue }
+        guard
+          let first = refiner.refine(
+            gray, color: color, camera: camera, quad: candidate.corners, reach: 3 * coarse + 4,
+            uncertainSide: candidate.completedSide, shape: shape),
+          let second = refiner.refine(
+            gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
+          let (ordered, _, residual) = accept(second, in: frame)
+        else { continue }
+        accepted.append(second.corners)
+        let support = second.support.reduce(0, +) / 4
+        let score =
+          perimeter(ordered) * support * exp(-residual / CardDetector.residualScale) * candidate.plausibility
+        if score > bestScore {
+          bestScore = score
+          refined = second
+          strong = isStrong(second, residual: residual)
+          strongScore = candidate.score
+        }
+      }
+    }
+    consider(detector.detect(gray, color: color, camera: camera, minimumWidth: frame.minimumWidth))
+    // A card with a side smeared or hidden is looked for only when no
+    // clear card was found on four sides.
+    if !strong { consider(detector.completed()) }
+    return refined.map { ($0, strong) }
+  }
+
+  /// Whether `result` is a card beyond doubt: four well-backed sides, a
+  /// card's very shape.
+  private func isStrong(_ result: EdgeRefiner.Result, residual: Double, limit: Double = strongResidual) -> Bool {
+    result.support.reduce(0, +) / 4 >= Self.strongSupport && result.support.allSatisfy { $0 >= Self.strongSideSupport }
+      && residual < limit
+  }
+
   /// Corners in printed order (unmirrored), pose, shape residual.
   private typealias Accepted = ([Point2], CardPose, Double)
 
   /// The corners in printed order (in unmirrored coordinates), the pose and
   /// the shape residual when `result` looks like a whole card (on three
   /// sides, when the fourth still bounds the card's region); else nil.
-  private func accept(_ result: EdgeRefiner.Result, image: ImageBuffer, camera: PinholeCamera, minimumWidth: Double)
-    -> Accepted?
-  {
-    let width = Double(camera.width)
-    let height = Double(camera.height)
-    guard result.corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
-    else { return nil }
+  private func accept(_ result: EdgeRefiner.Result, in frame: Frame) -> Accepted? {
     let weak = (0..<4).filter { result.support[$0] < 0.45 }
     if weak.isEmpty {
       guard result.support.reduce(0, +) >= 3.2 else { return nil }
@@ -369,14 +532,25 @@ public final class CardEstimator: Estimator {
       let center = result.corners.reduce(Point2(0, 0)) { $0 + $1 } * 0.25
       let size = min(a.distance(to: b), result.corners[(side + 1) % 4].distance(to: result.corners[(side + 2) % 4]))
       let gap = max(3, min(16, 0.06 * size))
-      let step = refiner.regionStep(image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
+      let step = refiner.regionStep(frame.image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
       guard step.share >= Self.regionShare, step.consistency >= Self.regionConsistency else { return nil }
     }
-    guard let best = orderedPose(result.corners, camera: camera), best.2 < residualLimit else { return nil }
+    return acceptShape(result.corners, in: frame)
+  }
+
+  /// The corners in printed order (unmirrored), the pose and the shape
+  /// residual when `corners` could be a whole card in the frame, large enough.
+  private func acceptShape(_ corners: [Point2], in frame: Frame) -> Accepted? {
+    let camera = frame.camera
+    let width = Double(camera.width)
+    let height = Double(camera.height)
+    guard corners.allSatisfy({ $0.x >= -0.5 && $0.y >= -0.5 && $0.x <= width - 0.5 && $0.y <= height - 0.5 })
+    else { return nil }
+    guard let best = orderedPose(corners, camera: camera), best.2 < residualLimit else { return nil }
     // The card's width were it facing the camera at the same distance: a
     // card does not become too small to look for by being tilted.
     let widthPixels = camera.focal * CardFormat.width / max(1e-9, best.1.translation.z)
-    guard widthPixels >= minimumWidth else { return nil }
+    guard widthPixels >= frame.minimumWidth else { return nil }
     return best
   }
 

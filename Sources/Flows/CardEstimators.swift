@@ -19,6 +19,11 @@ public enum CardEstimators {
     .number(
       "card.min_width_ratio", default: 0.12, minimum: 0.02, maximum: 1,
       doc: "The narrowest card looked for, as a share of the frame width"),
+    .boolean(
+      "card.follow_face", default: true,
+      doc:
+        "Follow a card by what is printed on it in frames where its borders cannot be found or slipped onto another line"
+    ),
     .integer(
       "card.glare_level", default: 250, minimum: 1, maximum: 255,
       doc: "Luma at and above which a pixel of the card counts as glare (card.glare)"),
@@ -55,7 +60,8 @@ public enum CardEstimators {
     return CardEstimatorSettings(
       focalLength: focal > 0 ? focal : nil, mirror: settings?.boolean("card.mirror") ?? false,
       minimumWidthRatio: settings?.number("card.min_width_ratio") ?? 0.12,
-      glareLevel: UInt8(clamping: settings?.integer("card.glare_level") ?? 250), layout: layout)
+      glareLevel: UInt8(clamping: settings?.integer("card.glare_level") ?? 250), layout: layout,
+      followsFace: settings?.boolean("card.follow_face") ?? true)
   }
 
   /// The card estimator for a run. `face`: the face backend's options when

@@ -1,0 +1,388 @@
+import CardGeometry
+import Foundation
+import Imaging
+
+/// Follows a card by what is printed on it, for the frames where its
+/// borders cannot be told from what is behind it (a pale card on a pale
+/// sheet, a side smeared by a fast turn): the card's face as seen in the
+/// last frame whose borders were found (a grid of points over the card,
+/// read from a copy of the frame scaled so the points are a pixel or two
+/// apart) is aligned with the new frame by Gauss–Newton over the four
+/// corners and a gain and offset of brightness, coarse to fine. The face is
+/// kept in the card's own coordinates and taken only from frames whose
+/// borders were found, so errors do not add up from frame to frame.
+/// Buffers are allocated once and reused.
+final class CardAppearance {
+  /// Grid points across and down the card at the fine level; the coarse
+  /// level has half as many each way.
+  static let columns = 48
+  static let rows = 30
+  /// Share of the card's width and height left out along its border, where
+  /// the background shows through the rounded corners and the smear of motion.
+  static let margin = 0.04
+  /// Image pixels between grid points at the fine level.
+  static let spacing = 1.5
+
+  /// The frame at one scale, with its gradients, and the face as seen at it.
+  private final class Level {
+    let columns: Int
+    let rows: Int
+    /// Pixels of the frame per pixel of this level.
+    var factor: Int
+    let template: UnsafeMutablePointer<Float>
+    private(set) var width = 0
+    private(set) var height = 0
+    private(set) var image = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private(set) var gradX = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private(set) var gradY = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var capacity = 1
+
+    init(columns: Int, rows: Int, factor: Int) {
+      self.columns = columns
+      self.rows = rows
+      self.factor = factor
+      template = .allocate(capacity: columns * rows)
+      template.initialize(repeating: 0, count: columns * rows)
+    }
+
+    deinit {
+      for pointer in [template, image, gradX, gradY] { pointer.deallocate() }
+    }
+
+    func reshape(width: Int, height: Int) {
+      self.width = width
+      self.height = height
+      let count = width * height
+      guard count > capacity else { return }
+      for pointer in [image, gradX, gradY] { pointer.deallocate() }
+      image = .allocate(capacity: count)
+      gradX = .allocate(capacity: count)
+      gradY = .allocate(capacity: count)
+      for pointer in [image, gradX, gradY] { pointer.initialize(repeating: 0, count: count) }
+      capacity = count
+    }
+
+    /// Central differences, zero along the border.
+    func computeGradient() {
+      for y in 1..<height - 1 {
+        for x in 1..<width - 1 {
+          let i = y * width + x
+          gradX[i] = (image[i + 1] - image[i - 1]) / 2
+          gradY[i] = (image[i + width] - image[i - width]) / 2
+        }
+      }
+    }
+  }
+
+  /// Coarse, then fine.
+  private let levels = [
+    Level(columns: CardAppearance.columns / 2, rows: CardAppearance.rows / 2, factor: 2),
+    Level(columns: CardAppearance.columns, rows: CardAppearance.rows, factor: 1),
+  ]
+  /// Whether a face was captured, and when.
+  private(set) var hasTemplate = false
+  private(set) var capturedAt = 0.0
+  // Scratch for one Gauss–Newton step: per grid point, how its brightness
+  // changes with each corner coordinate, and whether it is in the frame.
+  private var jacobian: [Double] = []
+  private var valid: [Bool] = []
+  private var residuals: [Double] = []
+  private var magnitudes: [Double] = []
+  private var normal = [Double](repeating: 0, count: 100)
+  private var right = [Double](repeating: 0, count: 10)
+  private var row = [Double](repeating: 0, count: 10)
+  private var moved: [Homography] = []
+
+  init() {
+    let count = Self.columns * Self.rows
+    jacobian = [Double](repeating: 0, count: count * 8)
+    valid = [Bool](repeating: false, count: count)
+    residuals.reserveCapacity(count)
+    magnitudes.reserveCapacity(count)
+    moved.reserveCapacity(8)
+  }
+
+  /// Forgets the face captured.
+  func reset() { hasTemplate = false }
+
+  /// The grid point (column, row) of a level, in the unit square the
+  /// quadrilateral's corners are mapped from.
+  @inline(__always)
+  private static func gridPoint(_ column: Int, _ row: Int, columns: Int, rows: Int) -> Point2 {
+    let m = margin
+    return Point2(
+      m + (1 - 2 * m) * (Double(column) + 0.5) / Double(columns), m + (1 - 2 * m) * (Double(row) + 0.5) / Double(rows))
+  }
+
+  private static let unitSquare = [Point2(0, 0), Point2(1, 0), Point2(1, 1), Point2(0, 1)]
+
+  /// Takes the face of the card with corners `quad` (pixels of `gray`, in
+  /// printed order: `align` and `match` are given the same order) from `gray`.
+  func capture(_ gray: ImageBuffer, quad: [Point2], t: Double) {
+    hasTemplate = false
+    capturedAt = t
+    let width = (quad[0].distance(to: quad[1]) + quad[3].distance(to: quad[2])) / 2
+    let fine = max(1, Int(width / (Double(Self.columns) * Self.spacing)))
+    guard buildLevels(gray, fineFactor: fine) else { return }
+    for index in levels.indices {
+      let level = levels[index]
+      guard let h = Homography(from: Self.unitSquare, to: quad.map { toLevel($0, level) }) else { return }
+      var count = 0
+      for row in 0..<level.rows {
+        for column in 0..<level.columns {
+          let p = h.apply(Self.gridPoint(column, row, columns: level.columns, rows: level.rows))
+          guard let value = bilinear(level.image, level, p) else { return }
+          level.template[count] = value
+          count += 1
+        }
+      }
+    }
+    hasTemplate = true
+  }
+
+  /// The card's corners in `gray` found by aligning the face captured,
+  /// starting from `quad`, and how well it then matches (zero-mean
+  /// normalised correlation, −1 … 1); nil when it could not be aligned.
+  func align(_ gray: ImageBuffer, quad: [Point2]) -> (corners: [Point2], correlation: Double)? {
+    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor) else { return nil }
+    var corners = quad
+    var gain = 1.0
+    var offset = 0.0
+    for index in levels.indices {
+      var levelCorners = corners.map { toLevel($0, levels[index]) }
+      for _ in 0..<12 {
+        guard
+          let step = gaussNewtonStep(
+            levels[index], corners: levelCorners, gain: gain, offset: offset)
+        else { return nil }
+        for k in 0..<4 { levelCorners[k] = levelCorners[k] + Point2(step[2 * k], step[2 * k + 1]) }
+        gain += step[8]
+        offset += step[9]
+        let largest = (0..<4).map { Point2(step[2 * $0], step[2 * $0 + 1]).length }.max() ?? 0
+        if largest < 0.02 { break }
+      }
+      corners = levelCorners.map { fromLevel($0, levels[index]) }
+    }
+    guard let correlation = correlation(level: 1, quad: corners.map { toLevel($0, levels[1]) }) else { return nil }
+    return (corners, correlation)
+  }
+
+  /// How well the face captured matches `gray` at `quad` (zero-mean
+  /// normalised correlation), nil when too little of it is in the frame.
+  func match(_ gray: ImageBuffer, quad: [Point2]) -> Double? {
+    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor) else { return nil }
+    return correlation(level: 1, quad: quad.map { toLevel($0, levels[1]) })
+  }
+
+  private func correlation(level index: Int, quad: [Point2]) -> Double? {
+    let level = levels[index]
+    guard let h = Homography(from: Self.unitSquare, to: quad) else { return nil }
+    var n = 0.0
+    var st = 0.0
+    var si = 0.0
+    var stt = 0.0
+    var sii = 0.0
+    var sti = 0.0
+    var point = 0
+    for row in 0..<level.rows {
+      for column in 0..<level.columns {
+        defer { point += 1 }
+        let p = h.apply(Self.gridPoint(column, row, columns: level.columns, rows: level.rows))
+        guard let value = bilinear(level.image, level, p) else { continue }
+        let t = Double(level.template[point])
+        let i = Double(value)
+        n += 1
+        st += t
+        si += i
+        stt += t * t
+        sii += i * i
+        sti += t * i
+      }
+    }
+    guard n >= 0.9 * Double(level.columns * level.rows) else { return nil }
+    let covariance = sti - st * si / n
+    let varianceT = stt - st * st / n
+    let varianceI = sii - si * si / n
+    guard varianceT > 0, varianceI > 0 else { return nil }
+    return covariance / (varianceT * varianceI).squareRoot()
+  }
+
+  /// One Gauss–Newton step for the corners (level pixels), gain and offset:
+  /// [dx0, dy0, …, dx3, dy3, dgain, doffset]; nil when too little of the
+  /// card is in the frame or the system is singular.
+  private func gaussNewtonStep(_ level: Level, corners: [Point2], gain: Double, offset: Double) -> [Double]? {
+    guard let h = Homography(from: Self.unitSquare, to: corners) else { return nil }
+    let count = level.columns * level.rows
+    // How each grid point moves with each corner coordinate.
+    let epsilon = 0.5
+    moved.removeAll(keepingCapacity: true)
+    for parameter in 0..<8 {
+      var shifted = corners
+      if parameter % 2 == 0 {
+        shifted[parameter / 2].x += epsilon
+      } else {
+        shifted[parameter / 2].y += epsilon
+      }
+      guard let m = Homography(from: Self.unitSquare, to: shifted) else { return nil }
+      moved.append(m)
+    }
+    residuals.removeAll(keepingCapacity: true)
+    var point = 0
+    var inside = 0
+    for row in 0..<level.rows {
+      for column in 0..<level.columns {
+        let g = Self.gridPoint(column, row, columns: level.columns, rows: level.rows)
+        let p = h.apply(g)
+        if let value = bilinear(level.image, level, p), let gx = bilinear(level.gradX, level, p),
+          let gy = bilinear(level.gradY, level, p)
+        {
+          valid[point] = true
+          inside += 1
+          for parameter in 0..<8 {
+            let q = moved[parameter].apply(g)
+            let dx = (q.x - p.x) / epsilon
+            let dy = (q.y - p.y) / epsilon
+            jacobian[point * 8 + parameter] = Double(gx) * dx + Double(gy) * dy
+          }
+          residuals.append(gain * Double(level.template[point]) + offset - Double(value))
+        } else {
+          valid[point] = false
+        }
+        point += 1
+      }
+    }
+    guard inside >= count / 2 else { return nil }
+    // Huber weights: glare that came or went is not the card moving.
+    magnitudes.removeAll(keepingCapacity: true)
+    for residual in residuals { magnitudes.append(abs(residual)) }
+    magnitudes.sort()
+    let scale = max(2.0, 1.4826 * magnitudes[magnitudes.count / 2])
+    let limit = 1.5 * scale
+    for k in 0..<100 { normal[k] = 0 }
+    for k in 0..<10 { right[k] = 0 }
+    var r = 0
+    for point in 0..<count where valid[point] {
+      let residual = residuals[r]
+      r += 1
+      let weight = abs(residual) <= limit ? 1 : limit / abs(residual)
+      for parameter in 0..<8 { row[parameter] = jacobian[point * 8 + parameter] }
+      row[8] = -Double(level.template[point])
+      row[9] = -1
+      for a in 0..<10 {
+        let wa = weight * row[a]
+        right[a] += wa * residual
+        for b in a..<10 { normal[a * 10 + b] += wa * row[b] }
+      }
+    }
+    for a in 0..<10 {
+      for b in 0..<a { normal[a * 10 + b] = normal[b * 10 + a] }
+      // A little damping keeps a poorly seen corner from running off.
+      normal[a * 10 + a] *= 1.001
+      normal[a * 10 + a] += 1e-6
+    }
+    return Self.solve(&normal, &right, size: 10)
+  }
+
+  /// Solves `matrix` · x = `vector` by Gaussian elimination with partial pivoting.
+  private static func solve(_ matrix: inout [Double], _ vector: inout [Double], size n: Int) -> [Double]? {
+    for column in 0..<n {
+      var pivot = column
+      for row in column + 1..<n where abs(matrix[row * n + column]) > abs(matrix[pivot * n + column]) { pivot = row }
+      guard abs(matrix[pivot * n + column]) > 1e-12 else { return nil }
+      if pivot != column {
+        for k in 0..<n { matrix.swapAt(pivot * n + k, column * n + k) }
+        vector.swapAt(pivot, column)
+      }
+      let inverse = 1 / matrix[column * n + column]
+      for row in column + 1..<n {
+        let factor = matrix[row * n + column] * inverse
+        guard factor != 0 else { continue }
+        for k in column..<n { matrix[row * n + k] -= factor * matrix[column * n + k] }
+        vector[row] -= factor * vector[column]
+      }
+    }
+    var solution = [Double](repeating: 0, count: n)
+    for row in stride(from: n - 1, through: 0, by: -1) {
+      var sum = vector[row]
+      for k in row + 1..<n { sum -= matrix[row * n + k] * solution[k] }
+      solution[row] = sum / matrix[row * n + row]
+    }
+    return solution.allSatisfy(\.isFinite) ? solution : nil
+  }
+
+  @inline(__always)
+  private func toLevel(_ p: Point2, _ level: Level) -> Point2 {
+    let f = Double(level.factor)
+    return Point2((p.x + 0.5) / f - 0.5, (p.y + 0.5) / f - 0.5)
+  }
+
+  @inline(__always)
+  private func fromLevel(_ p: Point2, _ level: Level) -> Point2 {
+    let f = Double(level.factor)
+    return Point2((p.x + 0.5) * f - 0.5, (p.y + 0.5) * f - 0.5)
+  }
+
+  @inline(__always)
+  private func bilinear(_ values: UnsafeMutablePointer<Float>, _ level: Level, _ p: Point2) -> Float? {
+    guard p.x >= 1, p.y >= 1, p.x < Double(level.width - 2), p.y < Double(level.height - 2) else { return nil }
+    let ix = Int(p.x)
+    let iy = Int(p.y)
+    let fx = Float(p.x - Double(ix))
+    let fy = Float(p.y - Double(iy))
+    let i = iy * level.width + ix
+    let top = values[i] * (1 - fx) + values[i + 1] * fx
+    let bottom = values[i + level.width] * (1 - fx) + values[i + level.width + 1] * fx
+    return top * (1 - fy) + bottom * fy
+  }
+
+  /// The fine factor the levels were last built for in this frame, nil
+  /// when they are still to be built.
+  private var builtFactor: Int?
+
+  /// Called once per frame, before `capture`, `align` or `match`.
+  func newFrame() { builtFactor = nil }
+
+  /// Block averages of `gray` at the fine factor and twice it, with their
+  /// central-difference gradients; false when the frame is too small.
+  private func buildLevels(_ gray: ImageBuffer, fineFactor: Int) -> Bool {
+    if builtFactor == fineFactor { return true }
+    builtFactor = nil
+    levels[1].factor = fineFactor
+    levels[0].factor = 2 * fineFactor
+    let width = gray.width / fineFactor
+    let height = gray.height / fineFactor
+    guard width >= 16, height >= 16 else { return false }
+    let fine = levels[1]
+    let coarse = levels[0]
+    fine.reshape(width: width, height: height)
+    coarse.reshape(width: width / 2, height: height / 2)
+    let f = fineFactor
+    let area = Float(f * f)
+    let stride = gray.width
+    let pixels = gray.pixels
+    for y in 0..<height {
+      for x in 0..<width {
+        var sum = 0
+        for dy in 0..<f {
+          let line = pixels + (y * f + dy) * stride + x * f
+          for dx in 0..<f { sum += Int(line[dx]) }
+        }
+        fine.image[y * width + x] = Float(sum) / area
+      }
+    }
+    // The coarse level from the fine one, two by two.
+    let coarseWidth = width / 2
+    for y in 0..<height / 2 {
+      for x in 0..<coarseWidth {
+        let i = 2 * y * width + 2 * x
+        coarse.image[y * coarseWidth + x] =
+          (fine.image[i] + fine.image[i + 1] + fine.image[i + width] + fine.image[i + width + 1]) / 4
+      }
+    }
+    fine.computeGradient()
+    coarse.computeGradient()
+    builtFactor = fineFactor
+    return true
+  }
+
+}
