@@ -22,14 +22,21 @@ final class CardAppearance {
   static let margin = 0.04
   /// Image pixels between grid points at the fine level.
   static let spacing = 1.5
+  /// How far beyond the card, in card sizes, the frame is read for an
+  /// alignment: more than it moves between two frames.
+  static let alignmentReach = 0.5
 
-  /// The frame at one scale, with its gradients, and the face as seen at it.
+  /// The frame at one scale around the card, with its gradients, and the
+  /// face as seen at it.
   private final class Level {
     let columns: Int
     let rows: Int
     /// Pixels of the frame per pixel of this level.
     var factor: Int
     let template: UnsafeMutablePointer<Float>
+    /// Where the window held starts, in pixels of the whole level, and its size.
+    private(set) var originX = 0
+    private(set) var originY = 0
     private(set) var width = 0
     private(set) var height = 0
     private(set) var image = UnsafeMutablePointer<Float>.allocate(capacity: 1)
@@ -49,7 +56,9 @@ final class CardAppearance {
       for pointer in [template, image, gradX, gradY] { pointer.deallocate() }
     }
 
-    func reshape(width: Int, height: Int) {
+    func reshape(originX: Int, originY: Int, width: Int, height: Int) {
+      self.originX = originX
+      self.originY = originY
       self.width = width
       self.height = height
       let count = width * height
@@ -123,7 +132,7 @@ final class CardAppearance {
     capturedAt = t
     let width = (quad[0].distance(to: quad[1]) + quad[3].distance(to: quad[2])) / 2
     let fine = max(1, Int(width / (Double(Self.columns) * Self.spacing)))
-    guard buildLevels(gray, fineFactor: fine) else { return }
+    guard buildLevels(gray, fineFactor: fine, around: quad, reach: 0) else { return }
     for index in levels.indices {
       let level = levels[index]
       guard let h = Homography(from: Self.unitSquare, to: quad.map { toLevel($0, level) }) else { return }
@@ -144,7 +153,8 @@ final class CardAppearance {
   /// starting from `quad`, and how well it then matches (zero-mean
   /// normalised correlation, −1 … 1); nil when it could not be aligned.
   func align(_ gray: ImageBuffer, quad: [Point2]) -> (corners: [Point2], correlation: Double)? {
-    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor) else { return nil }
+    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor, around: quad, reach: Self.alignmentReach)
+    else { return nil }
     var corners = quad
     var gain = 1.0
     var offset = 0.0
@@ -170,7 +180,7 @@ final class CardAppearance {
   /// How well the face captured matches `gray` at `quad` (zero-mean
   /// normalised correlation), nil when too little of it is in the frame.
   func match(_ gray: ImageBuffer, quad: [Point2]) -> Double? {
-    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor) else { return nil }
+    guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor, around: quad, reach: 0) else { return nil }
     return correlation(level: 1, quad: quad.map { toLevel($0, levels[1]) })
   }
 
@@ -324,39 +334,69 @@ final class CardAppearance {
 
   @inline(__always)
   private func bilinear(_ values: UnsafeMutablePointer<Float>, _ level: Level, _ p: Point2) -> Float? {
-    guard p.x >= 1, p.y >= 1, p.x < Double(level.width - 2), p.y < Double(level.height - 2) else { return nil }
-    let ix = Int(p.x)
-    let iy = Int(p.y)
-    let fx = Float(p.x - Double(ix))
-    let fy = Float(p.y - Double(iy))
+    let x = p.x - Double(level.originX)
+    let y = p.y - Double(level.originY)
+    guard x >= 1, y >= 1, x < Double(level.width - 2), y < Double(level.height - 2) else { return nil }
+    let ix = Int(x)
+    let iy = Int(y)
+    let fx = Float(x - Double(ix))
+    let fy = Float(y - Double(iy))
     let i = iy * level.width + ix
     let top = values[i] * (1 - fx) + values[i + 1] * fx
     let bottom = values[i + level.width] * (1 - fx) + values[i + level.width + 1] * fx
     return top * (1 - fy) + bottom * fy
   }
 
-  /// The fine factor the levels were last built for in this frame, nil
+  /// The fine factor and the window of the frame (pixels, a whole number
+  /// of coarse blocks) the levels were last built for in this frame, nil
   /// when they are still to be built.
-  private var builtFactor: Int?
+  private var built: (factor: Int, x0: Int, y0: Int, x1: Int, y1: Int)?
 
   /// Called once per frame, before `capture`, `align` or `match`.
-  func newFrame() { builtFactor = nil }
+  func newFrame() { built = nil }
 
   /// Block averages of `gray` at the fine factor and twice it, with their
-  /// central-difference gradients; false when the frame is too small.
-  private func buildLevels(_ gray: ImageBuffer, fineFactor: Int) -> Bool {
-    if builtFactor == fineFactor { return true }
-    builtFactor = nil
-    levels[1].factor = fineFactor
-    levels[0].factor = 2 * fineFactor
-    let width = gray.width / fineFactor
-    let height = gray.height / fineFactor
-    guard width >= 16, height >= 16 else { return false }
+  /// central-difference gradients, around `quad` and `reach` times its size
+  /// beyond it (room for the card to move while it is aligned): the rest of
+  /// the frame is never read. False when the frame or the window is too small.
+  private func buildLevels(_ gray: ImageBuffer, fineFactor: Int, around quad: [Point2], reach: Double) -> Bool {
+    let f = fineFactor
+    let block = 2 * f
+    // The whole frame in coarse blocks.
+    let limitX = gray.width / block * block
+    let limitY = gray.height / block * block
+    guard limitX / block >= 8, limitY / block >= 8 else { return false }
+    let xs = quad.map(\.x)
+    let ys = quad.map(\.y)
+    guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { return false }
+    let margin = reach * max(maxX - minX, maxY - minY) + Double(2 * block)
+    func snap(_ value: Double, limit: Int, up: Bool) -> Int {
+      guard value.isFinite else { return up ? limit : 0 }
+      let blocks = max(0, min(Double(limit), value)) / Double(block)
+      return Int(up ? blocks.rounded(.up) : blocks.rounded(.down)) * block
+    }
+    var x0 = snap(minX - margin, limit: limitX, up: false)
+    var y0 = snap(minY - margin, limit: limitY, up: false)
+    var x1 = snap(maxX + margin, limit: limitX, up: true)
+    var y1 = snap(maxY + margin, limit: limitY, up: true)
+    if let built, built.factor == f {
+      if built.x0 <= x0, built.y0 <= y0, built.x1 >= x1, built.y1 >= y1 { return true }
+      x0 = min(x0, built.x0)
+      y0 = min(y0, built.y0)
+      x1 = max(x1, built.x1)
+      y1 = max(y1, built.y1)
+    }
+    built = nil
+    // At least four coarse blocks each way, for the gradients.
+    guard x1 - x0 >= 4 * block, y1 - y0 >= 4 * block else { return false }
+    levels[1].factor = f
+    levels[0].factor = block
     let fine = levels[1]
     let coarse = levels[0]
-    fine.reshape(width: width, height: height)
-    coarse.reshape(width: width / 2, height: height / 2)
-    let f = fineFactor
+    let width = (x1 - x0) / f
+    let height = (y1 - y0) / f
+    fine.reshape(originX: x0 / f, originY: y0 / f, width: width, height: height)
+    coarse.reshape(originX: x0 / block, originY: y0 / block, width: width / 2, height: height / 2)
     let area = Float(f * f)
     let stride = gray.width
     let pixels = gray.pixels
@@ -364,7 +404,7 @@ final class CardAppearance {
       for x in 0..<width {
         var sum = 0
         for dy in 0..<f {
-          let line = pixels + (y * f + dy) * stride + x * f
+          let line = pixels + (y0 + y * f + dy) * stride + x0 + x * f
           for dx in 0..<f { sum += Int(line[dx]) }
         }
         fine.image[y * width + x] = Float(sum) / area
@@ -381,8 +421,7 @@ final class CardAppearance {
     }
     fine.computeGradient()
     coarse.computeGradient()
-    builtFactor = fineFactor
+    built = (f, x0, y0, x1, y1)
     return true
   }
-
 }
