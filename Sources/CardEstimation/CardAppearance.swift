@@ -150,9 +150,9 @@ final class CardAppearance {
   }
 
   /// The card's corners in `gray` found by aligning the face captured,
-  /// starting from `quad`, and how well it then matches (zero-mean
-  /// normalised correlation, −1 … 1); nil when it could not be aligned.
-  func align(_ gray: ImageBuffer, quad: [Point2]) -> (corners: [Point2], correlation: Double)? {
+  /// starting from `quad`; nil when it could not be aligned. How well it
+  /// then matches is `match`'s to say (the caller may move the corners first).
+  func align(_ gray: ImageBuffer, quad: [Point2]) -> [Point2]? {
     guard hasTemplate, buildLevels(gray, fineFactor: levels[1].factor, around: quad, reach: Self.alignmentReach)
     else { return nil }
     var corners = quad
@@ -173,8 +173,7 @@ final class CardAppearance {
       }
       corners = levelCorners.map { fromLevel($0, levels[index]) }
     }
-    guard let correlation = correlation(level: 1, quad: corners.map { toLevel($0, levels[1]) }) else { return nil }
-    return (corners, correlation)
+    return corners
   }
 
   /// How well the face captured matches `gray` at `quad` (zero-mean

@@ -261,39 +261,33 @@ public final class CardEstimator: Estimator {
       appearance.reset()
     }
     let frame = Frame(gray: gray, color: color, camera: camera, minimumWidth: minimumWidth)
-    var refined: EdgeRefiner.Result?
+    var found: Found?
     var tracked = false
     var byAppearance = false
     if let previous = previousQuad, let followed = follow(previous, in: frame) {
-      refined = followed.result
+      found = followed.found
       tracked = true
       byAppearance = followed.byAppearance
     }
-    if refined == nil {
-      refined = search(frame)?.result
-    } else if tracked, !byAppearance, let current = refined,
-      let (_, _, residual) = accept(current, in: frame),
-      !isStrong(current, residual: residual)
-    {
+    if found == nil {
+      found = search(frame)?.found
+    } else if !byAppearance, let current = found, !isStrong(current.result, residual: current.accepted.2) {
       // A card followed on lines that do not quite make it (a line
       // printed inside it, clutter beside it) is checked by a fresh search
       // now and then: a clear card found elsewhere takes over.
       weakFrames += 1
-      if weakFrames % Self.recheckInterval == 1,
-        let (found, strong) = search(frame), strong,
-        (0..<4).contains(where: { k in !found.corners.contains { $0.distance(to: current.corners[k]) < 4 } })
+      if weakFrames % Self.recheckInterval == 1, let fresh = search(frame), fresh.strong,
+        (0..<4).contains(where: { k in
+          !fresh.found.result.corners.contains { $0.distance(to: current.result.corners[k]) < 4 }
+        })
       {
-        refined = found
+        found = fresh.found
         tracked = false
       }
     } else {
       weakFrames = 0
     }
-    guard let result = refined,
-      let (ordered, pose, residual) =
-        byAppearance
-        ? acceptShape(result.corners, in: frame) : accept(result, in: frame)
-    else {
+    guard let (result, (ordered, pose, residual)) = found else {
       reset()
       return nil
     }
@@ -375,7 +369,7 @@ public final class CardEstimator: Estimator {
   /// how well the face matches there; nil when it does not line up.
   private func alignFace(_ quad: [Point2], in frame: Frame) -> ([Point2], Double)? {
     guard settings.followsFace, appearance.hasTemplate,
-      let (aligned, _) = appearance.align(frame.gray, quad: printed(quad, in: frame)),
+      let aligned = appearance.align(frame.gray, quad: printed(quad, in: frame)),
       let (_, pose, _) = orderedPose(aligned, camera: frame.camera)
     else { return nil }
     // The face's eight degrees of freedom drift off a card's shape where
@@ -395,7 +389,7 @@ public final class CardEstimator: Estimator {
 
   /// The card followed from `previous` (its corners in the last frame), and
   /// whether it was placed by its face alone; nil when it was lost.
-  private func follow(_ previous: [Point2], in frame: Frame) -> (result: EdgeRefiner.Result, byAppearance: Bool)? {
+  private func follow(_ previous: [Point2], in frame: Frame) -> (found: Found, byAppearance: Bool)? {
     let gray = frame.gray
     let color = frame.color
     let camera = frame.camera
@@ -408,56 +402,60 @@ public final class CardEstimator: Estimator {
     let reach = min(48, 8 + 0.75 * motion + 0.01 * perimeter(predicted))
     if let first = refiner.refine(gray, color: color, camera: camera, quad: predicted, reach: reach, shape: shape),
       let second = refiner.refine(gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-      let (ordered, _, residual) = accept(second, in: frame)
+      let accepted = accept(second, in: frame)
     {
+      let bordersFound = (second, accepted)
       // Borders that slipped onto a line printed on the card, or one
       // behind it, leave the face askew: where the face then lines up
       // elsewhere and borders are found there too, the better card of the
       // two is kept.
       guard settings.followsFace, let matched = appearance.match(gray, quad: printed(second.corners, in: frame)),
         matched < Self.appearanceCorrelation, let (corners, correlation) = alignFace(predicted, in: frame)
-      else { return (second, false) }
+      else { return (bordersFound, false) }
       if let edges = refiner.refine(gray, color: color, camera: camera, quad: corners, reach: 3, shape: shape),
-        let (alternative, _, alternativeResidual) = accept(edges, in: frame)
+        let alternative = accept(edges, in: frame)
       {
-        func score(_ corners: [Point2], _ support: [Double], _ residual: Double) -> Double {
-          perimeter(corners) * support.reduce(0, +) / 4 * exp(-residual / CardDetector.residualScale)
+        func score(_ found: Found) -> Double {
+          perimeter(found.accepted.0) * found.result.support.reduce(0, +) / 4
+            * exp(-found.accepted.2 / CardDetector.residualScale)
         }
         // Borders slip inwards onto printed lines far more often than
         // outwards: a larger card where the face lines up wins anyway.
+        let atFace = (edges, alternative)
         let better =
-          score(alternative, edges.support, alternativeResidual) > score(ordered, second.support, residual)
-          || perimeter(alternative) > 1.02 * perimeter(ordered)
-        return (better ? edges : second, false)
+          score(atFace) > score(bordersFound) || perimeter(alternative.0) > 1.02 * perimeter(accepted.0)
+        return (better ? atFace : bordersFound, false)
       }
       // The face lines up clearly elsewhere and the borders found make no
       // sense of it: the borders are the ones that slipped.
-      if matched < Self.appearanceMismatch, acceptShape(corners, in: frame) != nil {
-        return (faceResult(corners, correlation: correlation), true)
+      if matched < Self.appearanceMismatch, appearanceFrames < Self.appearanceFrameLimit,
+        let placed = acceptShape(corners, in: frame)
+      {
+        return ((faceResult(corners, correlation: correlation), placed), true)
       }
-      return (second, false)
+      return (bordersFound, false)
     }
     // No border found where the card should be: align its face.
     guard appearanceFrames < Self.appearanceFrameLimit, let (corners, correlation) = alignFace(predicted, in: frame)
     else { return nil }
     // The borders that can be seen from there still have the last word.
     if let edges = refiner.refine(gray, color: color, camera: camera, quad: corners, reach: 3, shape: shape),
-      accept(edges, in: frame) != nil
+      let accepted = accept(edges, in: frame)
     {
-      return (edges, false)
+      return ((edges, accepted), false)
     }
-    guard acceptShape(corners, in: frame) != nil else { return nil }
-    return (faceResult(corners, correlation: correlation), true)
+    guard let placed = acceptShape(corners, in: frame) else { return nil }
+    return ((faceResult(corners, correlation: correlation), placed), true)
   }
 
   /// The best card found in `gray` without any prior, and whether it is
   /// clear: found on four well-backed sides with a card's very shape.
-  private func search(_ frame: Frame) -> (result: EdgeRefiner.Result, strong: Bool)? {
+  private func search(_ frame: Frame) -> (found: Found, strong: Bool)? {
     let gray = frame.gray
     let color = frame.color
     let camera = frame.camera
     let shape = shape(frame)
-    var refined: EdgeRefiner.Result?
+    var best: Found?
     let coarse = Double(gray.width) / Double(max(1, min(settings.workingWidth, gray.width)))
     var bestScore = 0.0
     var accepted: [[Point2]] = []
@@ -483,15 +481,16 @@ public final class CardEstimator: Estimator {
             uncertainSide: candidate.completedSide, shape: shape),
           let second = refiner.refine(
             gray, color: color, camera: camera, quad: first.corners, reach: 3, shape: shape),
-          let (ordered, _, residual) = accept(second, in: frame)
+          let card = accept(second, in: frame)
         else { continue }
         accepted.append(second.corners)
+        let (ordered, _, residual) = card
         let support = second.support.reduce(0, +) / 4
         let score =
           perimeter(ordered) * support * exp(-residual / CardDetector.residualScale) * candidate.plausibility
         if score > bestScore {
           bestScore = score
-          refined = second
+          best = (second, card)
           strong = isStrong(second, residual: residual)
           strongScore = candidate.score
         }
@@ -501,7 +500,7 @@ public final class CardEstimator: Estimator {
     // A card with a side smeared or hidden is looked for only when no
     // clear card was found on four sides.
     if !strong { consider(detector.completed()) }
-    return refined.map { ($0, strong) }
+    return best.map { ($0, strong) }
   }
 
   /// Whether `result` is a card beyond doubt: four well-backed sides, a
@@ -513,6 +512,8 @@ public final class CardEstimator: Estimator {
 
   /// Corners in printed order (unmirrored), pose, shape residual.
   private typealias Accepted = ([Point2], CardPose, Double)
+  /// A card found in a frame: its sides as refined, and as accepted.
+  private typealias Found = (result: EdgeRefiner.Result, accepted: Accepted)
 
   /// The corners in printed order (in unmirrored coordinates), the pose and
   /// the shape residual when `result` looks like a whole card (on three

@@ -7,9 +7,11 @@
 // BENCH_CARD_SAMPLES (default 300) sets the single-frame count and
 // BENCH_CARD_SEQUENCES (default 128) the sequences; BENCH_CARD_DEBUG=1
 // prints every wrong quadrilateral and every missed card of at least 20% of
-// the width (of a sequence: any missed or wrong frame in the frame);
+// the width (along the sequences: every missed or wrong frame);
 // BENCH_CARD_DUMP=DIR writes those frames there as JPEG, with the true and
-// found corners printed;
+// found corners printed; BENCH_CARD_FILES="a.jpg b.jpg" runs the estimator
+// from scratch on those files instead (the frames dumped, say) and prints
+// what it finds;
 // BENCH_CARD_GRAY=1 gives the estimator luma only (no colour frames);
 // BENCH_CARD_SPEED=0 leaves out the timing; BENCH_CARD_ONLY_SEQUENCE=N runs
 // that sequence alone, BENCH_CARD_FROM_SEQUENCE=N those from N on.
