@@ -98,6 +98,8 @@ public final class CardEstimator: Estimator {
   private var weakFrames = 0
   /// Frames in a row followed by the card's face alone (`CardAppearance`).
   private var appearanceFrames = 0
+  /// Whether the face was taken from a card seen on all four sides.
+  private var faceFromFourSides = false
   /// The border steps' widths in the last frame whose borders were found.
   private var lastSpread = [Double](repeating: 0, count: 4)
   private var nodes: [String: Int] = [:]
@@ -129,11 +131,14 @@ public final class CardEstimator: Estimator {
   static let strongSideSupport = 0.75
   static let strongResidual = 0.01
 
-  /// A card with one side that has no clear step is accepted when each
-  /// other side has at least this support, and along that side the colour
-  /// inside and outside differ by `regionLevel` at `regionShare` of the
-  /// points, the same way (`regionConsistency`).
+  /// A card with one or two sides that have no clear step is accepted
+  /// when each other side has at least this support, and along each of
+  /// those the colour inside and outside differ by `regionLevel` at
+  /// `regionShare` of the points, the same way (`regionConsistency`), or
+  /// faint steps line up there (`faintShare`).
   static let threeSidedSupport = 0.75
+  /// A side with less support than this has no line along it to speak of.
+  static let weakSide = 0.45
 
   /// When the borders of a card being followed cannot be found, its face
   /// (`CardAppearance`) is aligned instead and kept when it matches at least
@@ -154,6 +159,13 @@ public final class CardEstimator: Estimator {
   static let regionLevel = 16.0
   static let regionShare = 0.85
   static let regionConsistency = 0.35
+  /// A completed side with no clear region step is still the card's when
+  /// faint steps (`faintLevel` levels or more) at `faintShare` of the
+  /// points along it line up within `faintOffset` pixels of it.
+  static let faintReach = 6
+  static let faintLevel = 0.75
+  static let faintShare = 0.65
+  static let faintOffset = 3.0
 
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
@@ -298,8 +310,14 @@ public final class CardEstimator: Estimator {
       lastSpread = result.spread
       // The face is taken only where the card is unmistakable: a card
       // followed on a line printed inside it would be followed there on.
-      if settings.followsFace, isStrong(result, residual: residual, limit: Self.appearanceResidual) {
+      // A card seen on four sides is surer than one whose fourth side was
+      // inferred: a face taken from one is not replaced from the other.
+      let fourSided = isStrong(result, residual: residual, limit: Self.appearanceResidual)
+      if settings.followsFace,
+        fourSided || (isClear(result, residual: residual) && !(appearance.hasTemplate && faceFromFourSides))
+      {
         appearance.capture(gray, quad: ordered.map { unmirror($0, width: gray.width) }, t: t)
+        faceFromFourSides = fourSided
       }
     }
     // Motion of each corner since the last frame, for the next prediction.
@@ -510,31 +528,51 @@ public final class CardEstimator: Estimator {
       && residual < limit
   }
 
+  /// Whether the card's face can be read from `result`, an accepted card:
+  /// three sides backed as a strong card's are, the fourth (which
+  /// acceptance checked) as it may be, and a card's very shape. A card
+  /// on a sheet of its own colour never shows all four sides.
+  private func isClear(_ result: EdgeRefiner.Result, residual: Double) -> Bool {
+    let best = result.support.sorted().dropFirst()
+    return best.allSatisfy { $0 >= Self.strongSideSupport }
+      && best.reduce(0, +) / Double(best.count) >= Self.strongSupport && residual < Self.appearanceResidual
+  }
+
   /// Corners in printed order (unmirrored), pose, shape residual.
   private typealias Accepted = ([Point2], CardPose, Double)
   /// A card found in a frame: its sides as refined, and as accepted.
   private typealias Found = (result: EdgeRefiner.Result, accepted: Accepted)
 
   /// The corners in printed order (in unmirrored coordinates), the pose and
-  /// the shape residual when `result` looks like a whole card (on three
-  /// sides, when the fourth still bounds the card's region); else nil.
+  /// the shape residual when `result` looks like a whole card (a side or
+  /// two unclear, when the card's region still ends along them); else nil.
   private func accept(_ result: EdgeRefiner.Result, in frame: Frame) -> Accepted? {
-    let weak = (0..<4).filter { result.support[$0] < 0.45 }
-    if weak.isEmpty {
-      guard result.support.reduce(0, +) >= 3.2 else { return nil }
-    } else {
-      // One side without a clear step (smeared by motion, or faint): the
-      // other three well backed, and the region still ending along it.
-      guard weak.count == 1, (0..<4).allSatisfy({ weak[0] == $0 || result.support[$0] >= Self.threeSidedSupport })
-      else { return nil }
-      let side = weak[0]
-      let a = result.corners[side]
-      let b = result.corners[(side + 1) % 4]
+    let clear = result.support.allSatisfy { $0 >= Self.weakSide } && result.support.reduce(0, +) >= 3.2
+    if !clear {
+      // One or two sides without a clear step (smeared by motion, faint, or
+      // on a sheet of the card's own colour): the others well backed, and
+      // the card's region still ending along each of them.
+      let unclear = (0..<4).filter { result.support[$0] < Self.threeSidedSupport }
+      guard unclear.count <= 2 else { return nil }
       let center = result.corners.reduce(Point2(0, 0)) { $0 + $1 } * 0.25
-      let size = min(a.distance(to: b), result.corners[(side + 1) % 4].distance(to: result.corners[(side + 2) % 4]))
-      let gap = max(3, min(16, 0.06 * size))
-      let step = refiner.regionStep(frame.image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
-      guard step.share >= Self.regionShare, step.consistency >= Self.regionConsistency else { return nil }
+      for side in unclear {
+        let a = result.corners[side]
+        let b = result.corners[(side + 1) % 4]
+        let size = min(a.distance(to: b), result.corners[(side + 1) % 4].distance(to: result.corners[(side + 2) % 4]))
+        let gap = max(3, min(16, 0.06 * size))
+        let step = refiner.regionStep(frame.image, a, b, center: center, gap: gap, band: gap, level: Self.regionLevel)
+        if step.share >= Self.regionShare, step.consistency >= Self.regionConsistency { continue }
+        // Nearly the same colour on both sides: a faint step exactly where
+        // the other sides put this one still shows the card's end. Not
+        // where a line was found along part of a lone unclear side: there
+        // the faint steps are as likely print lined up inside the card
+        // (its text's margin); two such sides are a corner of the card
+        // lying on a sheet of its own colour.
+        guard result.support[side] < Self.weakSide || unclear.count == 2 else { return nil }
+        let faint = refiner.faintStep(
+          frame.image, a, b, center: center, reach: Self.faintReach, level: Self.faintLevel)
+        guard faint.share >= Self.faintShare, abs(faint.offset) <= Self.faintOffset else { return nil }
+      }
     }
     return acceptShape(result.corners, in: frame)
   }

@@ -210,6 +210,100 @@ final class EdgeRefiner {
     return (Double(hits) / Double(count), consistency)
   }
 
+  /// Whether a faint step runs along a–b, a side completed from the other
+  /// three where the card and what lies behind it are nearly the same
+  /// colour (a white card on white paper): at evenly spaced points along
+  /// the side (between 10% and 90%), the strongest step across it within
+  /// `reach` pixels, read in profiles averaged over a few pixels along the
+  /// side. Gives the share of points whose step is at least `level` (colour
+  /// distance over √3, luma levels for a gray image), well above the
+  /// profile's mean slope, and within 1.5 px of the steps' median offset;
+  /// and that offset (pixels outward). The side being known to a few
+  /// pixels, steps that line up there are the card's edge, not noise.
+  func faintStep(
+    _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Int, level: Double
+  ) -> (share: Double, offset: Double) {
+    let length = a.distance(to: b)
+    let reach = max(2, min(Self.maximumReach, reach))
+    guard length > 8 else { return (0, 0) }
+    let dx = (b.x - a.x) / length
+    let dy = (b.y - a.y) / length
+    var nx = -dy
+    var ny = dx
+    let middle = (a + b) * 0.5
+    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
+      nx = -nx
+      ny = -ny
+    }
+    let channels = image.format == .rgb8 ? 3 : 1
+    let width = image.width
+    let height = image.height
+    let stride = width * channels
+    let pixels = image.pixels
+    let count = Self.samplesPerSide
+    let last = 2 * reach + 2
+    var found = 0
+    for i in 0..<count {
+      let s = 0.1 + 0.8 * (Double(i) + 0.5) / Double(count)
+      let p = a + (b - a) * s
+      guard p.x >= 0, p.y >= 0, p.x <= Double(width - 1), p.y <= Double(height - 1) else { continue }
+      for k in 0...last {
+        let o = Double(k - reach - 1)
+        var sum = (0.0, 0.0, 0.0)
+        // Five points along the side, two pixels apart: noise averages out,
+        // a straight edge does not.
+        for along in -2...2 {
+          let x = max(0, min(Double(width - 1), p.x + nx * o + dx * Double(2 * along)))
+          let y = max(0, min(Double(height - 1), p.y + ny * o + dy * Double(2 * along)))
+          let ix = min(width - 2, Int(x))
+          let iy = min(height - 2, Int(y))
+          let fx = x - Double(ix)
+          let fy = y - Double(iy)
+          let q = pixels + iy * stride + ix * channels
+          func value(_ c: Int) -> Double {
+            let top = Double(q[c]) * (1 - fx) + Double(q[channels + c]) * fx
+            let bottom = Double(q[stride + c]) * (1 - fx) + Double(q[stride + channels + c]) * fx
+            return top * (1 - fy) + bottom * fy
+          }
+          if channels == 3 {
+            sum = (sum.0 + value(0), sum.1 + value(1), sum.2 + value(2))
+          } else {
+            let v = value(0)
+            sum = (sum.0 + v, sum.1 + v, sum.2 + v)
+          }
+        }
+        profile[k] = sum.0 / 5
+        profileG[k] = sum.1 / 5
+        profileB[k] = sum.2 / 5
+      }
+      var best = -1
+      var peak = 0.0
+      var total = 0.0
+      for k in 1..<last {
+        let r = profile[k + 1] - profile[k - 1]
+        let g = profileG[k + 1] - profileG[k - 1]
+        let b = profileB[k + 1] - profileB[k - 1]
+        let slope = ((r * r + g * g + b * b) / 3).squareRoot() / 2
+        total += slope
+        if slope > peak {
+          peak = slope
+          best = k
+        }
+      }
+      // Well above the other slopes: the mean includes the step itself.
+      guard best > 0, peak >= level, peak >= 1.5 * total / Double(last - 1) else { continue }
+      xs[found] = Double(best - reach - 1)
+      found += 1
+    }
+    guard found >= count / 2 else { return (0, 0) }
+    var offsets = UnsafeMutableBufferPointer(start: xs, count: found)
+    offsets.sort()
+    let median = offsets[found / 2]
+    var agreeing = 0
+    for offset in offsets where abs(offset - median) <= 1.5 { agreeing += 1 }
+    return (Double(agreeing) / Double(count), median)
+  }
+
   /// A side line with less support than this is no line.
   static let weakSide = 0.3
 
