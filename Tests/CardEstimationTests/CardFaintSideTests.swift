@@ -1,0 +1,68 @@
+import CardEstimation
+import CardGeometry
+import CardScenes
+import Imaging
+import Testing
+
+/// A card lying on a sheet of its own colour shows one side as no more than
+/// a faint step: the card is found where that step lines up exactly where
+/// the other three sides put it, and not where there is no step at all.
+@Suite struct CardFaintSideTests {
+  /// The frame with everything beyond the card's lower long side (in the
+  /// card's own coordinates) replaced by the card's colour just inside that
+  /// side, `step` levels darker: a sheet of nearly the card's colour.
+  static func onPaleSheet(_ rgb: ImageBuffer, truth: CardTruth, step: Int) throws -> ImageBuffer {
+    let toImage = try #require(Homography(from: CardFormat.corners, to: truth.corners))
+    let toCard = try #require(toImage.inverse)
+    let result = ImageBuffer(width: rgb.width, height: rgb.height, format: .rgb8)
+    result.pixels.update(from: rgb.pixels, count: rgb.width * rgb.height * 3)
+    let inset = 1.5
+    let halfWidth = CardFormat.width / 2 - inset
+    let halfHeight = CardFormat.height / 2 - inset
+    for y in 0..<rgb.height {
+      for x in 0..<rgb.width {
+        let card = toCard.apply(Point2(Double(x), Double(y)))
+        guard card.y > CardFormat.height / 2 - 0.15 else { continue }
+        let clamped = Point2(max(-halfWidth, min(halfWidth, card.x)), halfHeight)
+        let source = toImage.apply(clamped)
+        let sx = max(0, min(rgb.width - 1, Int(source.x.rounded())))
+        let sy = max(0, min(rgb.height - 1, Int(source.y.rounded())))
+        for c in 0..<3 {
+          let value = Int(rgb.pixels[(sy * rgb.width + sx) * 3 + c]) - step
+          result.pixels[(y * rgb.width + x) * 3 + c] = UInt8(max(0, min(255, value)))
+        }
+      }
+    }
+    return result
+  }
+
+  func search(_ rgb: ImageBuffer, focal: Double) throws -> CardObservation? {
+    let gray = ImageBuffer(format: .gray8)
+    try ImageConversion.rgb8ToGray8(rgb, into: gray)
+    return CardEstimator(settings: CardEstimatorSettings(focalLength: focal)).process(gray: gray, color: rgb, t: 0)
+  }
+
+  func matches(_ observation: CardObservation?, _ truth: CardTruth, tolerance: Double) -> Bool {
+    guard let observation else { return false }
+    return truth.corners.allSatisfy { corner in observation.corners.contains { $0.distance(to: corner) < tolerance } }
+  }
+
+  @Test(arguments: [UInt64(21), 33])
+  func aFaintSideOnAPaleSheetIsTheCardsEnd(seed: UInt64) throws {
+    let bench = Bench(
+      [CardKeyframe(t: 0, tiltX: 8, tiltY: 15, roll: 3, distance: .widthRatio(0.5))], width: 1280, height: 720,
+      seed: seed, noise: 0)
+    let truth = bench.scene.truth(frame: 0)
+    let rgb = bench.scene.render(frame: 0)
+    // As rendered, the card is found on four sides.
+    #expect(matches(try search(rgb, focal: bench.scene.camera.focal), truth, tolerance: 3))
+    // On a sheet of exactly its colour, one side is gone: three sides
+    // alone do not make a card.
+    let gone = try Self.onPaleSheet(rgb, truth: truth, step: 0)
+    #expect(!matches(try search(gone, focal: bench.scene.camera.focal), truth, tolerance: 8))
+    // Five levels darker (far below a clear edge), the step lines up
+    // where the card's proportions put the side: the card is found.
+    let faint = try Self.onPaleSheet(rgb, truth: truth, step: 5)
+    #expect(matches(try search(faint, focal: bench.scene.camera.focal), truth, tolerance: 3))
+  }
+}
