@@ -138,7 +138,7 @@ public final class CardEstimator: Estimator {
   /// faint steps line up there (`faintShare`).
   static let threeSidedSupport = 0.75
   /// A side with less support than this has no line along it to speak of.
-  static let weakSide = 0.45
+  static let linelessSupport = 0.45
 
   /// When the borders of a card being followed cannot be found, its face
   /// (`CardAppearance`) is aligned instead and kept when it matches at least
@@ -159,9 +159,10 @@ public final class CardEstimator: Estimator {
   static let regionLevel = 16.0
   static let regionShare = 0.85
   static let regionConsistency = 0.35
-  /// A completed side with no clear region step is still the card's when
-  /// faint steps (`faintLevel` levels or more) at `faintShare` of the
-  /// points along it line up within `faintOffset` pixels of it.
+  /// An unclear side with no region step is still the card's end when
+  /// faint steps (`faintLevel` levels or more, looked for `faintReach`
+  /// pixels either side) at `faintShare` of the points along it line up
+  /// within `faintOffset` pixels of it (`EdgeRefiner.faintStep`).
   static let faintReach = 6
   static let faintLevel = 0.75
   static let faintShare = 0.65
@@ -547,7 +548,7 @@ public final class CardEstimator: Estimator {
   /// the shape residual when `result` looks like a whole card (a side or
   /// two unclear, when the card's region still ends along them); else nil.
   private func accept(_ result: EdgeRefiner.Result, in frame: Frame) -> Accepted? {
-    let clear = result.support.allSatisfy { $0 >= Self.weakSide } && result.support.reduce(0, +) >= 3.2
+    let clear = result.support.allSatisfy { $0 >= Self.linelessSupport } && result.support.reduce(0, +) >= 3.2
     if !clear {
       // One or two sides without a clear step (smeared by motion, faint, or
       // on a sheet of the card's own colour): the others well backed, and
@@ -568,7 +569,7 @@ public final class CardEstimator: Estimator {
         // the faint steps are as likely print lined up inside the card
         // (its text's margin); two such sides are a corner of the card
         // lying on a sheet of its own colour.
-        guard result.support[side] < Self.weakSide || unclear.count == 2 else { return nil }
+        guard result.support[side] < Self.linelessSupport || unclear.count == 2 else { return nil }
         let faint = refiner.faintStep(
           frame.image, a, b, center: center, reach: Self.faintReach, level: Self.faintLevel)
         guard faint.share >= Self.faintShare, abs(faint.offset) <= Self.faintOffset else { return nil }

@@ -210,9 +210,9 @@ final class EdgeRefiner {
     return (Double(hits) / Double(count), consistency)
   }
 
-  /// Whether a faint step runs along a–b, a side completed from the other
-  /// three where the card and what lies behind it are nearly the same
-  /// colour (a white card on white paper): at evenly spaced points along
+  /// Whether a faint step runs along a–b, a side placed by the others
+  /// where the card and what lies behind it are nearly the same colour (a
+  /// white card on white paper): at evenly spaced points along
   /// the side (between 10% and 90%), the strongest step across it within
   /// `reach` pixels, read in profiles averaged over a few pixels along the
   /// side. Gives the share of points whose step is at least `level` (colour
@@ -292,6 +292,7 @@ final class EdgeRefiner {
       }
       // Well above the other slopes: the mean includes the step itself.
       guard best > 0, peak >= level, peak >= 1.5 * total / Double(last - 1) else { continue }
+      // `xs` is the sample points' scratch of `refineSide`, free here.
       xs[found] = Double(best - reach - 1)
       found += 1
     }
