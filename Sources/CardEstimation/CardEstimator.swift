@@ -162,11 +162,16 @@ public final class CardEstimator: Estimator {
   /// An unclear side with no region step is still the card's end when
   /// faint steps (`faintLevel` levels or more, looked for `faintReach`
   /// pixels either side) at `faintShare` of the points along it line up
-  /// within `faintOffset` pixels of it (`EdgeRefiner.faintStep`).
+  /// (`faintTolerance`) within `faintOffset` pixels of it
+  /// (`EdgeRefiner.faintStep`).
   static let faintReach = 6
   static let faintLevel = 0.75
   static let faintShare = 0.65
   static let faintOffset = 3.0
+  /// How far (pixels) a faint step may stray from the others: 1.5 px, or
+  /// 0.7 × the width (σ) of the card's clear steps when it is blurred.
+  static let faintTolerance = 1.5
+  static let faintBlurTolerance = 0.7
 
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
@@ -570,8 +575,12 @@ public final class CardEstimator: Estimator {
         // (its text's margin); two such sides are a corner of the card
         // lying on a sheet of its own colour.
         guard result.support[side] < Self.linelessSupport || unclear.count == 2 else { return nil }
+        // A blurred card's faint steps are as wide as its clear ones.
+        let spreads = (0..<4).filter { !unclear.contains($0) }.map { result.spread[$0] }.sorted()
+        let blur = spreads.isEmpty ? 0 : spreads[spreads.count / 2]
+        let tolerance = max(Self.faintTolerance, Self.faintBlurTolerance * blur)
         let faint = refiner.faintStep(
-          frame.image, a, b, center: center, reach: Self.faintReach, level: Self.faintLevel)
+          frame.image, a, b, center: center, reach: Self.faintReach, level: Self.faintLevel, tolerance: tolerance)
         guard faint.share >= Self.faintShare, abs(faint.offset) <= Self.faintOffset else { return nil }
       }
     }

@@ -217,11 +217,11 @@ final class EdgeRefiner {
   /// `reach` pixels, read in profiles averaged over a few pixels along the
   /// side. Gives the share of points whose step is at least `level` (colour
   /// distance over √3, luma levels for a gray image), well above the
-  /// profile's mean slope, and within 1.5 px of the steps' median offset;
-  /// and that offset (pixels outward). The side being known to a few
+  /// profile's mean slope, and within `tolerance` pixels of the steps'
+  /// median offset; and that offset (pixels outward). The side being known to a few
   /// pixels, steps that line up there are the card's edge, not noise.
   func faintStep(
-    _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Int, level: Double
+    _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Int, level: Double, tolerance: Double
   ) -> (share: Double, offset: Double) {
     let length = a.distance(to: b)
     let reach = max(2, min(Self.maximumReach, reach))
@@ -301,7 +301,7 @@ final class EdgeRefiner {
     offsets.sort()
     let median = offsets[found / 2]
     var agreeing = 0
-    for offset in offsets where abs(offset - median) <= 1.5 { agreeing += 1 }
+    for offset in offsets where abs(offset - median) <= tolerance { agreeing += 1 }
     return (Double(agreeing) / Double(count), median)
   }
 
