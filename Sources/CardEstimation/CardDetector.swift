@@ -592,6 +592,45 @@ final class CardDetector {
     }
   }
 
+  /// The share of working pixels inside `quad` (corners in the coordinates
+  /// of the image given to `detect`, clockwise), shrunk by `inset` towards
+  /// its centre, that are edge points.
+  func edgeDensity(_ quad: [Point2], inset: Double) -> Double {
+    guard let search else { return 0 }
+    let center = quad.reduce(Point2(0, 0)) { $0 + $1 } * 0.25
+    let corners = quad.map { corner -> Point2 in
+      let p = center + (corner - center) * (1 - inset)
+      return Point2((p.x + 0.5) / search.scaleX - 0.5, (p.y + 0.5) / search.scaleY - 0.5)
+    }
+    let width = work.width
+    let height = work.height
+    let x0 = max(0, Int(corners.map(\.x).min()!.rounded(.down)))
+    let x1 = min(width - 1, Int(corners.map(\.x).max()!.rounded(.up)))
+    let y0 = max(0, Int(corners.map(\.y).min()!.rounded(.down)))
+    let y1 = min(height - 1, Int(corners.map(\.y).max()!.rounded(.up)))
+    guard x0 <= x1, y0 <= y1 else { return 0 }
+    var inside = 0
+    var edges = 0
+    for y in y0...y1 {
+      for x in x0...x1 {
+        let p = Point2(Double(x), Double(y))
+        var contained = true
+        for k in 0..<4 {
+          let a = corners[k]
+          let b = corners[(k + 1) % 4]
+          if (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0 {
+            contained = false
+            break
+          }
+        }
+        guard contained else { continue }
+        inside += 1
+        if edgeMap[y * width + x] > 0 { edges += 1 }
+      }
+    }
+    return inside == 0 ? 0 : Double(edges) / Double(inside)
+  }
+
   /// How many lines found cross a side of `candidate` between 25% and 75%
   /// of its length, with edges on both sides of the crossing.
   private func crossingLines(_ candidate: Candidate) -> Int {

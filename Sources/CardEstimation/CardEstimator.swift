@@ -173,6 +173,13 @@ public final class CardEstimator: Estimator {
   static let faintTolerance = 1.5
   static let faintBlurTolerance = 0.7
 
+  /// A card found afresh must have edges on at least this share of the
+  /// detector's pixels inside it (its border, `printInset` of its size,
+  /// left out): rendered cards have 8% or more, plain shapes of the
+  /// clutter that make a card's outline mostly under 6%.
+  static let minimumPrint = 0.06
+  static let printInset = 0.15
+
   /// The card is looked for held in landscape, rolled at most this much.
   public static let maximumRoll = 60.0
   /// … and tilted at most this much on either axis (more, and the card is
@@ -508,6 +515,9 @@ public final class CardEstimator: Estimator {
           let card = accept(second, in: frame)
         else { continue }
         accepted.append(second.corners)
+        // A card carries print (a photo, text, a pattern); a plain shape of
+        // the clutter that happens to make a card's outline does not.
+        guard detector.edgeDensity(second.corners, inset: Self.printInset) >= Self.minimumPrint else { continue }
         let (ordered, _, residual) = card
         let support = second.support.reduce(0, +) / 4
         let score =

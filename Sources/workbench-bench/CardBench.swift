@@ -4,7 +4,8 @@
 // goes through JPEG (quality 90) as a camera's would. Single frames with
 // detection from scratch, then rendered sequences with the estimator
 // following the card as a run does, then its cost per frame.
-// BENCH_CARD_SAMPLES (default 300) sets the single-frame count and
+// BENCH_CARD_SAMPLES (default 300) sets the single-frame count,
+// BENCH_CARD_EMPTY (default 50) the backgrounds without a card, and
 // BENCH_CARD_SEQUENCES=N runs sequences 0 to N − 1 (by default 0–63 and
 // 384–447, see below); BENCH_CARD_DEBUG=1
 // prints every wrong quadrilateral and every missed card of at least 20% of
@@ -213,7 +214,7 @@ func runCardBenchmarks() throws {
   // False positives: backgrounds alone (the ten above and forty more).
   var empty = 0
   var falsePositives = 0
-  for seed in 0..<50 {
+  for seed in 0..<(Int(environment["BENCH_CARD_EMPTY"] ?? "") ?? 50) {
     let renderer = seed < 10 ? renderers[seed] : CardRenderer(camera: camera, seed: UInt64(1000 + seed))
     var hidden = CardSceneState(pose: CardPose(tiltX: 0, tiltY: 0, roll: 0, translation: Vector3(0, 0, 200)))
     hidden.visible = false
