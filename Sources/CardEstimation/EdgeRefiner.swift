@@ -152,15 +152,10 @@ final class EdgeRefiner {
   func regionStep(
     _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, gap: Double, band: Double, level: Double
   ) -> (share: Double, consistency: Double) {
-    let length = a.distance(to: b)
-    guard length > 4 else { return (0, 0) }
-    var nx = -(b.y - a.y) / length
-    var ny = (b.x - a.x) / length
-    let middle = (a + b) * 0.5
-    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
-      nx = -nx
-      ny = -ny
-    }
+    guard a.distance(to: b) > 4 else { return (0, 0) }
+    let (_, normal) = Self.frame(of: a, b, center: center)
+    let nx = normal.x
+    let ny = normal.y
     let channels = image.format == .rgb8 ? 3 : 1
     let width = image.width
     let height = image.height
@@ -223,18 +218,10 @@ final class EdgeRefiner {
   func faintStep(
     _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Int, level: Double, tolerance: Double
   ) -> (share: Double, offset: Double) {
-    let length = a.distance(to: b)
     let reach = max(2, min(Self.maximumReach, reach))
-    guard length > 8 else { return (0, 0) }
-    let dx = (b.x - a.x) / length
-    let dy = (b.y - a.y) / length
-    var nx = -dy
-    var ny = dx
-    let middle = (a + b) * 0.5
-    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
-      nx = -nx
-      ny = -ny
-    }
+    guard a.distance(to: b) > 8 else { return (0, 0) }
+    let (along, normal) = Self.frame(of: a, b, center: center)
+    let (dx, dy, nx, ny) = (along.x, along.y, normal.x, normal.y)
     let channels = image.format == .rgb8 ? 3 : 1
     let width = image.width
     let height = image.height
@@ -373,20 +360,24 @@ final class EdgeRefiner {
     var contrast: Double
   }
 
+  /// The unit vector along the side a–b and the unit normal pointing out of
+  /// the quadrilateral with centre `center`.
+  @inline(__always)
+  private static func frame(of a: Point2, _ b: Point2, center: Point2) -> (along: Point2, normal: Point2) {
+    let length = a.distance(to: b)
+    let along = Point2((b.x - a.x) / length, (b.y - a.y) / length)
+    var normal = Point2(-along.y, along.x)
+    let middle = (a + b) * 0.5
+    if (middle.x - center.x) * normal.x + (middle.y - center.y) * normal.y < 0 { normal = normal * -1 }
+    return (along, normal)
+  }
+
   /// Up to two lines for the side a–b, the best supported first.
   private func refineSide(_ gray: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Double) -> [SideFit] {
-    let length = a.distance(to: b)
-    guard length > 4 else { return [] }
-    let dx = (b.x - a.x) / length
-    let dy = (b.y - a.y) / length
-    // The normal pointing out of the quadrilateral.
-    var nx = -dy
-    var ny = dx
-    let middle = Point2((a.x + b.x) / 2, (a.y + b.y) / 2)
-    if (middle.x - center.x) * nx + (middle.y - center.y) * ny < 0 {
-      nx = -nx
-      ny = -ny
-    }
+    guard a.distance(to: b) > 4 else { return [] }
+    let (_, normal) = Self.frame(of: a, b, center: center)
+    let nx = normal.x
+    let ny = normal.y
     let count = Self.samplesPerSide
     let steps = Int(reach.rounded(.up))
     let pad = Self.pad

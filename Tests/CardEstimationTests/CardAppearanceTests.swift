@@ -11,23 +11,12 @@ import Testing
   /// border colours drawn outwards: no step anywhere along its borders, its
   /// face untouched.
   static func withoutBorders(_ rgb: ImageBuffer, truth: CardTruth) throws -> ImageBuffer {
-    let toImage = try #require(Homography(from: CardFormat.corners, to: truth.corners))
-    let toCard = try #require(toImage.inverse)
-    let result = ImageBuffer(width: rgb.width, height: rgb.height, format: .rgb8)
     let inset = 1.5
     let halfWidth = CardFormat.width / 2 - inset
     let halfHeight = CardFormat.height / 2 - inset
-    for y in 0..<rgb.height {
-      for x in 0..<rgb.width {
-        let card = toCard.apply(Point2(Double(x), Double(y)))
-        let clamped = Point2(max(-halfWidth, min(halfWidth, card.x)), max(-halfHeight, min(halfHeight, card.y)))
-        let source = toImage.apply(clamped)
-        let sx = max(0, min(rgb.width - 1, Int(source.x.rounded())))
-        let sy = max(0, min(rgb.height - 1, Int(source.y.rounded())))
-        for c in 0..<3 { result.pixels[(y * rgb.width + x) * 3 + c] = rgb.pixels[(sy * rgb.width + sx) * 3 + c] }
-      }
+    return try repainted(rgb, truth: truth) { card in
+      Point2(max(-halfWidth, min(halfWidth, card.x)), max(-halfHeight, min(halfHeight, card.y)))
     }
-    return result
   }
 
   static let keyframes = [

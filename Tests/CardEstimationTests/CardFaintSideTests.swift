@@ -12,28 +12,12 @@ import Testing
   /// card's own coordinates) replaced by the card's colour just inside that
   /// side, `step` levels darker: a sheet of nearly the card's colour.
   static func onPaleSheet(_ rgb: ImageBuffer, truth: CardTruth, step: Int) throws -> ImageBuffer {
-    let toImage = try #require(Homography(from: CardFormat.corners, to: truth.corners))
-    let toCard = try #require(toImage.inverse)
-    let result = ImageBuffer(width: rgb.width, height: rgb.height, format: .rgb8)
-    result.pixels.update(from: rgb.pixels, count: rgb.width * rgb.height * 3)
     let inset = 1.5
     let halfWidth = CardFormat.width / 2 - inset
     let halfHeight = CardFormat.height / 2 - inset
-    for y in 0..<rgb.height {
-      for x in 0..<rgb.width {
-        let card = toCard.apply(Point2(Double(x), Double(y)))
-        guard card.y > CardFormat.height / 2 - 0.15 else { continue }
-        let clamped = Point2(max(-halfWidth, min(halfWidth, card.x)), halfHeight)
-        let source = toImage.apply(clamped)
-        let sx = max(0, min(rgb.width - 1, Int(source.x.rounded())))
-        let sy = max(0, min(rgb.height - 1, Int(source.y.rounded())))
-        for c in 0..<3 {
-          let value = Int(rgb.pixels[(sy * rgb.width + sx) * 3 + c]) - step
-          result.pixels[(y * rgb.width + x) * 3 + c] = UInt8(max(0, min(255, value)))
-        }
-      }
+    return try repainted(rgb, truth: truth, darker: step) { card in
+      card.y > CardFormat.height / 2 - 0.15 ? Point2(max(-halfWidth, min(halfWidth, card.x)), halfHeight) : nil
     }
-    return result
   }
 
   func search(_ rgb: ImageBuffer, focal: Double) throws -> CardObservation? {
