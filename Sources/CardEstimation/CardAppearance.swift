@@ -97,8 +97,8 @@ final class CardAppearance {
   private var valid: [Bool] = []
   private var residuals: [Double] = []
   private var magnitudes: [Double] = []
-  private var normal = [Double](repeating: 0, count: 100)
-  private var right = [Double](repeating: 0, count: 10)
+  /// The normal equations, augmented: 10 rows of 10 coefficients and the right-hand side.
+  private var system = [Double](repeating: 0, count: 110)
   private var row = [Double](repeating: 0, count: 10)
   private var moved: [Homography] = []
 
@@ -267,8 +267,7 @@ final class CardAppearance {
     magnitudes.sort()
     let scale = max(2.0, 1.4826 * magnitudes[magnitudes.count / 2])
     let limit = 1.5 * scale
-    for k in 0..<100 { normal[k] = 0 }
-    for k in 0..<10 { right[k] = 0 }
+    for k in 0..<110 { system[k] = 0 }
     var r = 0
     for point in 0..<count where valid[point] {
       let residual = residuals[r]
@@ -279,44 +278,17 @@ final class CardAppearance {
       row[9] = -1
       for a in 0..<10 {
         let wa = weight * row[a]
-        right[a] += wa * residual
-        for b in a..<10 { normal[a * 10 + b] += wa * row[b] }
+        system[a * 11 + 10] += wa * residual
+        for b in a..<10 { system[a * 11 + b] += wa * row[b] }
       }
     }
     for a in 0..<10 {
-      for b in 0..<a { normal[a * 10 + b] = normal[b * 10 + a] }
+      for b in 0..<a { system[a * 11 + b] = system[b * 11 + a] }
       // A little damping keeps a poorly seen corner from running off.
-      normal[a * 10 + a] *= 1.001
-      normal[a * 10 + a] += 1e-6
+      system[a * 11 + a] *= 1.001
+      system[a * 11 + a] += 1e-6
     }
-    return Self.solve(&normal, &right, size: 10)
-  }
-
-  /// Solves `matrix` · x = `vector` by Gaussian elimination with partial pivoting.
-  private static func solve(_ matrix: inout [Double], _ vector: inout [Double], size n: Int) -> [Double]? {
-    for column in 0..<n {
-      var pivot = column
-      for row in column + 1..<n where abs(matrix[row * n + column]) > abs(matrix[pivot * n + column]) { pivot = row }
-      guard abs(matrix[pivot * n + column]) > 1e-12 else { return nil }
-      if pivot != column {
-        for k in 0..<n { matrix.swapAt(pivot * n + k, column * n + k) }
-        vector.swapAt(pivot, column)
-      }
-      let inverse = 1 / matrix[column * n + column]
-      for row in column + 1..<n {
-        let factor = matrix[row * n + column] * inverse
-        guard factor != 0 else { continue }
-        for k in column..<n { matrix[row * n + k] -= factor * matrix[column * n + k] }
-        vector[row] -= factor * vector[column]
-      }
-    }
-    var solution = [Double](repeating: 0, count: n)
-    for row in stride(from: n - 1, through: 0, by: -1) {
-      var sum = vector[row]
-      for k in row + 1..<n { sum -= matrix[row * n + k] * solution[k] }
-      solution[row] = sum / matrix[row * n + row]
-    }
-    return solution.allSatisfy(\.isFinite) ? solution : nil
+    return LinearSystem.solve(&system, size: 10)
   }
 
   @inline(__always)

@@ -446,10 +446,6 @@ public final class CardEstimator: Estimator {
       if let edges = refiner.refine(gray, color: color, camera: camera, quad: corners, reach: 3, shape: shape),
         let alternative = accept(edges, in: frame)
       {
-        func score(_ found: Found) -> Double {
-          perimeter(found.accepted.0) * found.result.support.reduce(0, +) / 4
-            * exp(-found.accepted.2 / CardDetector.residualScale)
-        }
         // Borders slip inwards onto printed lines far more often than
         // outwards: a larger card where the face lines up wins anyway.
         let atFace = (edges, alternative)
@@ -518,14 +514,11 @@ public final class CardEstimator: Estimator {
         // A card carries print (a photo, text, a pattern); a plain shape of
         // the clutter that happens to make a card's outline does not.
         guard detector.edgeDensity(second.corners, inset: Self.printInset) >= Self.minimumPrint else { continue }
-        let (ordered, _, residual) = card
-        let support = second.support.reduce(0, +) / 4
-        let score =
-          perimeter(ordered) * support * exp(-residual / CardDetector.residualScale) * candidate.plausibility
+        let score = self.score((second, card)) * candidate.plausibility
         if score > bestScore {
           bestScore = score
           best = (second, card)
-          strong = isStrong(second, residual: residual)
+          strong = isStrong(second, residual: card.2)
           strongScore = candidate.score
         }
       }
@@ -535,6 +528,13 @@ public final class CardEstimator: Estimator {
     // clear card was found on four sides.
     if !strong { consider(detector.completed()) }
     return best.map { ($0, strong) }
+  }
+
+  /// How good a card found is: its perimeter as backed by edges, lowered
+  /// as its shape departs from a card's.
+  private func score(_ found: Found) -> Double {
+    perimeter(found.accepted.0) * found.result.support.reduce(0, +) / 4
+      * exp(-found.accepted.2 / CardDetector.residualScale)
   }
 
   /// Whether `result` is a card beyond doubt: four well-backed sides, a

@@ -139,32 +139,39 @@ public struct Homography: Sendable, Equatable {
       a[r2 + 7] = -v * y
       a[r2 + 8] = v
     }
-    guard let h = Homography.solve8(&a) else { return nil }
+    guard let h = LinearSystem.solve(&a, size: 8) else { return nil }
     self.matrix = Matrix3([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1])
   }
+}
 
-  /// Gaussian elimination on an 8 × 9 augmented matrix.
-  private static func solve8(_ a: inout [Double]) -> [Double]? {
-    let n = 8
+/// Small dense linear systems (a homography's eight unknowns, an image
+/// alignment's ten).
+public enum LinearSystem {
+  /// Solves the `size` × `size` system whose augmented matrix — `size` rows
+  /// of `size` + 1 values, the coefficients then the right-hand side — is
+  /// `augmented` (overwritten), by Gauss–Jordan elimination with partial
+  /// pivoting; nil when it is singular.
+  public static func solve(_ augmented: inout [Double], size n: Int) -> [Double]? {
+    let stride = n + 1
+    guard augmented.count >= n * stride else { return nil }
     for column in 0..<n {
       var pivot = column
-      for row in column + 1..<n where abs(a[row * 9 + column]) > abs(a[pivot * 9 + column]) { pivot = row }
-      guard abs(a[pivot * 9 + column]) > 1e-12 else { return nil }
-      if pivot != column {
-        for k in 0..<9 { a.swapAt(pivot * 9 + k, column * 9 + k) }
+      for row in column + 1..<n where abs(augmented[row * stride + column]) > abs(augmented[pivot * stride + column]) {
+        pivot = row
       }
-      let inv = 1 / a[column * 9 + column]
+      guard abs(augmented[pivot * stride + column]) > 1e-12 else { return nil }
+      if pivot != column {
+        for k in 0..<stride { augmented.swapAt(pivot * stride + k, column * stride + k) }
+      }
+      let inverse = 1 / augmented[column * stride + column]
       for row in 0..<n where row != column {
-        let factor = a[row * 9 + column] * inv
+        let factor = augmented[row * stride + column] * inverse
         if factor == 0 { continue }
-        for k in column..<9 { a[row * 9 + k] -= factor * a[column * 9 + k] }
+        for k in column..<stride { augmented[row * stride + k] -= factor * augmented[column * stride + k] }
       }
     }
     var solution = [Double](repeating: 0, count: n)
-    for row in 0..<n {
-      let diagonal: Double = a[row * 9 + row]
-      solution[row] = a[row * 9 + 8] / diagonal
-    }
-    return solution
+    for row in 0..<n { solution[row] = augmented[row * stride + n] / augmented[row * stride + row] }
+    return solution.allSatisfy(\.isFinite) ? solution : nil
   }
 }
