@@ -213,9 +213,8 @@ final class EdgeRefiner {
   /// side. Gives the share of points whose step is at least `level` (colour
   /// distance over √3, luma levels for a gray image), well above the
   /// profile's mean slope, and within `tolerance` pixels of the steps'
-  /// median offset; and that offset (pixels outward). The side being known
-  /// to a few pixels, steps that line up there are the card's edge, not
-  /// noise.
+  /// median offset; and that offset (pixels outward). The side being known to a few
+  /// pixels, steps that line up there are the card's edge, not noise.
   func faintStep(
     _ image: ImageBuffer, _ a: Point2, _ b: Point2, center: Point2, reach: Int, level: Double, tolerance: Double
   ) -> (share: Double, offset: Double) {
@@ -223,8 +222,11 @@ final class EdgeRefiner {
     guard a.distance(to: b) > 8 else { return (0, 0) }
     let (along, normal) = Self.frame(of: a, b, center: center)
     let (dx, dy, nx, ny) = (along.x, along.y, normal.x, normal.y)
+    let channels = image.format == .rgb8 ? 3 : 1
     let width = image.width
     let height = image.height
+    let stride = width * channels
+    let pixels = image.pixels
     let count = Self.samplesPerSide
     let last = 2 * reach + 2
     var found = 0
@@ -238,9 +240,24 @@ final class EdgeRefiner {
         // Five points along the side, two pixels apart: noise averages out,
         // a straight edge does not.
         for along in -2...2 {
-          let (r, g, b) = Self.bilinear(
-            image, p.x + nx * o + dx * Double(2 * along), p.y + ny * o + dy * Double(2 * along))
-          sum = (sum.0 + r, sum.1 + g, sum.2 + b)
+          let x = max(0, min(Double(width - 1), p.x + nx * o + dx * Double(2 * along)))
+          let y = max(0, min(Double(height - 1), p.y + ny * o + dy * Double(2 * along)))
+          let ix = min(width - 2, Int(x))
+          let iy = min(height - 2, Int(y))
+          let fx = x - Double(ix)
+          let fy = y - Double(iy)
+          let q = pixels + iy * stride + ix * channels
+          func value(_ c: Int) -> Double {
+            let top = Double(q[c]) * (1 - fx) + Double(q[channels + c]) * fx
+            let bottom = Double(q[stride + c]) * (1 - fx) + Double(q[stride + channels + c]) * fx
+            return top * (1 - fy) + bottom * fy
+          }
+          if channels == 3 {
+            sum = (sum.0 + value(0), sum.1 + value(1), sum.2 + value(2))
+          } else {
+            let v = value(0)
+            sum = (sum.0 + v, sum.1 + v, sum.2 + v)
+          }
         }
         profile[k] = sum.0 / 5
         profileG[k] = sum.1 / 5
@@ -343,32 +360,6 @@ final class EdgeRefiner {
     var contrast: Double
   }
 
-  /// The colour of `image` (rgb8, or gray8 read as three equal channels)
-  /// at (x, y), bilinear; outside the image, that of the nearest point
-  /// inside, so that a card near the frame's border keeps its samples.
-  @inline(__always)
-  private static func bilinear(_ image: ImageBuffer, _ x: Double, _ y: Double) -> (Double, Double, Double) {
-    let width = image.width
-    let height = image.height
-    let channels = image.format == .rgb8 ? 3 : 1
-    let stride = width * channels
-    let x = max(0, min(Double(width - 1), x))
-    let y = max(0, min(Double(height - 1), y))
-    let ix = min(width - 2, Int(x))
-    let iy = min(height - 2, Int(y))
-    let fx = x - Double(ix)
-    let fy = y - Double(iy)
-    let p = image.pixels + iy * stride + ix * channels
-    @inline(__always) func channel(_ c: Int) -> Double {
-      let top = Double(p[c]) * (1 - fx) + Double(p[channels + c]) * fx
-      let bottom = Double(p[stride + c]) * (1 - fx) + Double(p[stride + channels + c]) * fx
-      return top * (1 - fy) + bottom * fy
-    }
-    let first = channel(0)
-    guard channels == 3 else { return (first, first, first) }
-    return (first, channel(1), channel(2))
-  }
-
   /// The unit vector along the side a–b and the unit normal pointing out of
   /// the quadrilateral with centre `center`.
   @inline(__always)
@@ -395,15 +386,30 @@ final class EdgeRefiner {
     let last = 2 * center
     let width = gray.width
     let height = gray.height
+    let pixels = gray.pixels
     let channels = gray.format == .rgb8 ? 3 : 1
+    let stride = width * channels
     // Bilinear samples of each channel into the profiles at `k`; outside
     // the image, the nearest pixel inside, so that a card near the frame's
     // border keeps its samples.
     func sample(_ x: Double, _ y: Double, _ k: Int) {
-      let (r, g, b) = Self.bilinear(gray, x, y)
-      profile[k] = r
-      profileG[k] = g
-      profileB[k] = b
+      let x = max(0, min(Double(width - 1), x))
+      let y = max(0, min(Double(height - 1), y))
+      let ix = min(width - 2, Int(x))
+      let iy = min(height - 2, Int(y))
+      let fx = x - Double(ix)
+      let fy = y - Double(iy)
+      let p = pixels + iy * stride + ix * channels
+      var top = Double(p[0]) * (1 - fx) + Double(p[channels]) * fx
+      var bottom = Double(p[stride]) * (1 - fx) + Double(p[stride + channels]) * fx
+      profile[k] = top * (1 - fy) + bottom * fy
+      guard channels == 3 else { return }
+      top = Double(p[1]) * (1 - fx) + Double(p[4]) * fx
+      bottom = Double(p[stride + 1]) * (1 - fx) + Double(p[stride + 4]) * fx
+      profileG[k] = top * (1 - fy) + bottom * fy
+      top = Double(p[2]) * (1 - fx) + Double(p[5]) * fx
+      bottom = Double(p[stride + 2]) * (1 - fx) + Double(p[stride + 5]) * fx
+      profileB[k] = top * (1 - fy) + bottom * fy
     }
     // How far apart two profile points are: luma levels, or the length of
     // the colour difference over √3 (a gray step reads as in luma).
