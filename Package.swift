@@ -37,7 +37,7 @@ let package = Package(
       providers: [.apt(["libturbojpeg0-dev"])]),
     // libv4l2 (Debian libv4l-dev) behind a small C shim: its calls are variadic.
     .target(name: "CV4L2", linkerSettings: [.linkedLibrary("v4l2")]),
-    .target(name: "JSONCore"),
+    .target(name: "JSONCore", dependencies: ["Diagnostics"]),
     .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
     .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "Diagnostics", "JSONCore"]),
     // The C ABI of estimator plugins: one header, docs/plugins.md.
@@ -67,7 +67,9 @@ let package = Package(
     .target(
       name: "Diagnostics",
       dependencies: [.product(name: "Logging", package: "swift-log")]),
-    .target(name: "Scripting", dependencies: ["CLuaShim", "JSONCore", "Diagnostics"]),
+    .target(name: "Scripting", dependencies: ["CLuaShim", "JSONCore", "Diagnostics", "Measurements"]),
+    // One seeded generator (SplitMix64) for step orders, QA faults and synthetic scenes.
+    .target(name: "Randomness"),
     .target(name: "Settings", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
@@ -107,8 +109,8 @@ let package = Package(
     .target(
       name: "Scenarios",
       dependencies: [
-        "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", "SessionReport", "Settings", "Analytics", "Licensing",
+        "Session", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
+        "CardScenes", "SessionReport", "Settings", "Analytics", "Licensing", "Randomness",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
@@ -116,30 +118,43 @@ let package = Package(
     // Synthetic card scenes: a card rendered over a table top from a keyframe schedule (docs/synth.md).
     .target(
       name: "CardScenes",
-      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "Reporting"]),
+      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "Reporting", "Randomness"]),
     // The native ID-card estimator: detection, tracking, pose, glare, blur (docs/card.md).
-    .target(name: "CardEstimation", dependencies: ["CardGeometry", "Estimators", "Imaging", "Measurements"]),
+    // With the card's run settings and what it gives captures (the rectified card, the portrait).
+    .target(
+      name: "CardEstimation",
+      dependencies: [
+        "CardGeometry", "Estimators", "Imaging", "Measurements", "Settings", "FaceEstimation",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // The flow runtime: loading a flow into its Lua state, its host functions, running its steps.
     .target(
       name: "Flows",
       dependencies: [
-        "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "Imaging", "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation",
-        "CardGeometry",
+        "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Randomness",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // One run of a flow, and the one object that drives it: inputs, estimators, outputs, lifecycle.
+    .target(
+      name: "Session",
+      dependencies: [
+        "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
+        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing", "Integrity",
-        "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport",
+        "Session", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
+        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
-        "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
-        "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios",
+        "Session", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+        "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -156,6 +171,8 @@ let package = Package(
       path: "Tests/HTTPTestSupport"),
     // A scripted V4L2 device, so the camera code runs in tests without a camera.
     .target(name: "CaptureTesting", dependencies: ["Capture", "CV4L2"], path: "Tests/CaptureTesting"),
+    // An event sink that keeps what it got, for tests.
+    .target(name: "ReportingTesting", dependencies: ["Reporting", "Diagnostics"], path: "Tests/ReportingTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
@@ -172,6 +189,15 @@ let package = Package(
       name: "CardEstimationTests",
       dependencies: [
         "CardEstimation", "CardScenes", "CardGeometry", "Estimators", "Measurements", "Imaging", "TestSupport",
+        "FaceEstimation", "Settings", "Randomness",
+      ]),
+    .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
+    .testTarget(
+      name: "SessionTests",
+      dependencies: [
+        "Session", "Flows", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
+        "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(
@@ -189,7 +215,7 @@ let package = Package(
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
-    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
+    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ReportingTesting", "TestSupport"]),
     .testTarget(
       name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"],
       exclude: ["Fixtures"]),
@@ -207,8 +233,9 @@ let package = Package(
     .testTarget(
       name: "FlowsTests",
       dependencies: [
-        "Flows", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging", "CardEstimation", "CardGeometry",
-        "CardScenes", "FaceEstimation", "Settings",
+        "Flows", "Session", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
+        "CardEstimation",
+        "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
       ]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport"], exclude: ["Fixtures"]),

@@ -66,16 +66,7 @@ public struct AnalyticsMapping: Sendable {
   /// The mapping of a JSON file: `{ "card": {"category","page"}, "face": ..., "other": ...,
   /// "prefixes": {page: prefix}, "codes": {key: code}, "throttle_seconds": 5 }`.
   public static func load(path: String) throws(WorkbenchError) -> AnalyticsMapping {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(.usage, "cannot read the analytics mapping", at: SourceLocation(file: path))
-    }
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes: Array(data))
-    } catch {
-      throw WorkbenchError(
-        .usage, "not valid JSON: \(error.message)", at: SourceLocation(file: path, line: error.line))
-    }
+    let value = try JSONFile.document(path, what: "analytics mapping")
     var mapping = AnalyticsMapping()
     var problems: [Diagnostic] = []
     func pair(_ key: String) -> (String, String)? {

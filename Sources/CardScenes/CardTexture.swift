@@ -2,6 +2,7 @@ import CardGeometry
 import Diagnostics
 import Foundation
 import Imaging
+import Randomness
 
 /// What is printed on the card, as RGB images at several resolutions (each
 /// half the previous), so that a small card is sampled from a level whose

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import Randomness
 
 /// A cluttered table top behind the card, the same for the same seed: a
 /// wood-like gradient, sheets and objects (rectangles at any angle, of low

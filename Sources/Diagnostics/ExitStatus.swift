@@ -59,8 +59,11 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     self.help = help
   }
 
+  /// "where: what", or the message alone when it has no place.
+  public var locatedMessage: String { location.map { "\($0): \(message)" } ?? message }
+
   public var description: String {
-    var text = location.map { "\($0): \(message)" } ?? message
+    var text = locatedMessage
     if let help { text += "\n  help: \(help)" }
     return text
   }
@@ -83,6 +86,9 @@ public struct WorkbenchError: Error, Sendable, CustomStringConvertible {
   public init(_ status: ExitStatus, _ message: String, at location: SourceLocation? = nil, help: String? = nil) {
     self.init(status, [Diagnostic(message, at: location, help: help)])
   }
+
+  /// Every problem in one line each, without advice (for a record or a report).
+  public var summary: String { diagnostics.map(\.locatedMessage).joined(separator: "\n") }
 
   public var description: String {
     var lines = diagnostics.map(\.description)

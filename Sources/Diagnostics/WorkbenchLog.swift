@@ -70,10 +70,20 @@ struct WorkbenchLogHandler: LogHandler {
 /// Prints problems the way every command does: "error: file:line: message"
 /// and an indented help line.
 public enum DiagnosticPrinter {
+  /// "warning: file:line: message" lines, for what works but may not be meant.
+  public static func printWarnings(_ warnings: [Diagnostic]) {
+    var text = ""
+    for warning in warnings {
+      text += "warning: " + warning.locatedMessage + "\n"
+      if let help = warning.help { text += "  help: " + help + "\n" }
+    }
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+
   public static func print(_ error: WorkbenchError) {
     var text = ""
     for diagnostic in error.diagnostics {
-      text += "error: " + (diagnostic.location.map { "\($0): " } ?? "") + diagnostic.message + "\n"
+      text += "error: " + diagnostic.locatedMessage + "\n"
       if let help = diagnostic.help { text += "  help: " + help + "\n" }
     }
     if let detail = error.detail, !detail.isEmpty {

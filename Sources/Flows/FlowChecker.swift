@@ -6,6 +6,8 @@ import Settings
 /// What `workbench check` found.
 public struct FlowCheckReport: Sendable {
   public var problems: [Diagnostic]
+  /// What works but may not be meant (a step that does not say what it reads).
+  public var warnings: [Diagnostic] = []
   public var summary: String
   public var detail: String?
 }
@@ -28,7 +30,21 @@ public enum FlowChecker {
       "\(flow.displayPath): flow '\(flow.description.name)', \(stepCount) step\(stepCount == 1 ? "" : "s"), "
       + "\(Set(keys).count) message key\(Set(keys).count == 1 ? "" : "s") in \(flow.catalogs.languages.count) languages "
       + "(\(flow.catalogs.languages.joined(separator: ", "))), \(flow.settings.all.count) settings"
-    return FlowCheckReport(problems: problems, summary: summary, detail: nil)
+    return FlowCheckReport(
+      problems: problems, warnings: needsWarnings(flow), summary: summary, detail: nil)
+  }
+
+  /// A step that declares no `needs` makes every estimator run on every
+  /// frame (a flow that only reads the card still pays for the face).
+  static func needsWarnings(_ flow: LoadedFlow) -> [Diagnostic] {
+    flow.description.steps.filter(\.needs.isEmpty).map { step in
+      Diagnostic(
+        "step '\(step.name)' does not say what it reads, so every estimator runs on every frame",
+        at: step.location ?? SourceLocation(file: flow.displayPath),
+        help:
+          "add needs = { \"face.yaw\", ... } with the measurements its update reads (wb.threshold and wb.range with field = declare it)"
+      )
+    }
   }
 
   /// Message keys passed as string literals to hint(...) or text(...) in a
@@ -36,34 +52,5 @@ public enum FlowChecker {
   static func messageKeys(inSource source: String) -> [String] {
     let pattern = /(?:hint|text)\s*\(?\s*["']([A-Za-z0-9_.\-]+)["']/
     return source.matches(of: pattern).map { String($0.output.1) }
-  }
-}
-
-/// The settings as `workbench settings` shows them.
-public enum EffectiveSettings {
-  public static func resolve(flow: String?, options: FlowOptions, logger: Logger) throws(WorkbenchError)
-    -> ResolvedSettings
-  {
-    if flow != nil {
-      let loaded = try FlowLoader.load(options, logger: logger)
-      return loaded.settings
-    }
-    let home = try WorkbenchHome.locate()
-    let folder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
-    var builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
-    if let settingsFile = try folder.checkedJSONFile("settings.json") {
-      try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
-    }
-    for file in options.configFiles { try builder.load(configFile: file, layer: .configFile) }
-    for assignment in options.assignments {
-      let (key, value) = try SettingsBuilder.parseAssignment(assignment)
-      builder.assign(key, text: value, source: SettingSource(layer: .commandLine, origin: "--set"))
-    }
-    if let language = options.language {
-      builder.assign("messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang"))
-    }
-    let (settings, problems) = builder.resolve()
-    if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
-    return settings
   }
 }

@@ -147,11 +147,26 @@ final class FlowHost: ScriptHost {
     }
   }
 
-  /// The text of `result.<reason>`, else the reason in words.
+  /// The text of message key `result.<reason>` in the run's language, else
+  /// the engine's plain English for its own reasons, else the reason in words.
   func resultMessage(_ reason: String) -> String {
     catalogs.text(for: "result." + reason, language: language, fallback: fallback)?.text
-      ?? reason.replacingOccurrences(of: "_", with: " ")
+      ?? FlowHost.defaultResultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
   }
+
+  static let defaultResultMessages: [String: String] = [
+    "passed": "passed",
+    "step_failed": "a step failed",
+    "step_timeout": "a step took too long",
+    "time_limit": "the flow took too long",
+    "end_of_input": "the input ended before the flow finished",
+    "script_error": "the flow script failed",
+    "limit_exceeded": "the flow script exceeded a limit",
+    "input_error": "the input could not be read",
+    "camera_lost": "the camera was disconnected",
+    "usage_error": "the run could not start",
+    "closed": "the session was closed",
+  ]
 
   static func isSlug(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= 64
@@ -241,5 +256,18 @@ final class FlowHost: ScriptHost {
     return SettingDeclaration(
       key: key, type: type, defaultValue: value, minimum: fields["min"]?.doubleValue,
       maximum: fields["max"]?.doubleValue, doc: doc, unit: fields["unit"]?.stringValue)
+  }
+}
+
+/// What a capture wrote: the path of each image by name, and, for an
+/// image an estimator can find more than one way, how it was found
+/// (`{ "portrait": "face" }`; empty when none says).
+public struct CaptureFiles {
+  public var images: JSONObject
+  public var methods: JSONObject
+
+  public init(images: JSONObject, methods: JSONObject) {
+    self.images = images
+    self.methods = methods
   }
 }

@@ -17,8 +17,14 @@ public struct FlowOptions: Sendable {
   /// The integrator's settings folder (--settings-dir): its files replace
   /// the bundled files of configs/ with the same name.
   public var settingsDirectory: String?
+  /// The settings a flow may set besides its own: the engine's, and those
+  /// of the estimators a run has.
+  public var settingDeclarations: [SettingDeclaration]
 
-  public init(flowPath: String) { self.flowPath = flowPath }
+  public init(flowPath: String, settingDeclarations: [SettingDeclaration] = FlowSettings.engine) {
+    self.flowPath = flowPath
+    self.settingDeclarations = settingDeclarations
+  }
 }
 
 /// A flow's plain description, as `wb.runtime.prepare` returned it.
@@ -30,6 +36,8 @@ public struct FlowDescription: Sendable {
     public var hints: [String]
     public var needs: [String]
     public var failCode: Int64?
+    /// Where the step was written ("file:line: ", as Lua says it), when known.
+    public var location: SourceLocation?
   }
 
   public var name: String
@@ -51,7 +59,8 @@ public struct FlowDescription: Sendable {
         hint: step["hint"]?.stringValue,
         hints: step["hints"]?.arrayValue?.compactMap(\.stringValue) ?? [],
         needs: step["needs"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-        failCode: step["fail_code"]?.integerValue)
+        failCode: step["fail_code"]?.integerValue,
+        location: step["where"]?.stringValue.flatMap(FlowDescription.location))
     }
     var codes: [String: Int64] = [:]
     for (reason, code) in json["codes"]?.objectValue ?? JSONObject() {
@@ -61,6 +70,12 @@ public struct FlowDescription: Sendable {
     messages = json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+  }
+
+  /// "file:line: " as Lua's error positions give it.
+  static func location(_ position: String) -> SourceLocation? {
+    guard let match = position.firstMatch(of: /^(.+):(\d+): ?$/) else { return nil }
+    return SourceLocation(file: String(match.output.1), line: Int(match.output.2))
   }
 
   /// Every message key the flow declares it may show.
@@ -82,6 +97,19 @@ public final class LoadedFlow {
   let host: FlowHost
 
   public var settings: ResolvedSettings { host.settings }
+
+  /// The run's captures in order: name → { t, frame, images[, methods] }.
+  public var captures: JSONObject { host.captures }
+
+  /// Keeps the images of the frame being processed under a capture name
+  /// (ctx.capture); nil when the run keeps no images.
+  public var capturer: ((String) -> CaptureFiles?)? {
+    get { host.capturer }
+    set { host.capturer = newValue }
+  }
+
+  /// The text of a result or intermediate reason in the run's language.
+  public func resultMessage(_ reason: String) -> String { host.resultMessage(reason) }
 
   /// The measurements the flow's steps read, or nil when a step does not
   /// say (then every estimator runs).
@@ -147,41 +175,14 @@ public enum FlowLoader {
       return nil
     }
 
-    var builder: SettingsBuilder
+    let builder: SettingsBuilder
     let settingsFolder: SettingsFolder
     do {
       settingsFolder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
-      builder = try SettingsBuilder(declarations: BuiltinSettings.declarations)
-      if let settingsFile = try settingsFolder.checkedJSONFile("settings.json") {
-        try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
-      }
+      builder = try SettingsLayering.builder(options, folder: settingsFolder, problems: &problems)
     } catch {
       problems += error.diagnostics
       return nil
-    }
-    for file in options.configFiles {
-      do {
-        try builder.load(configFile: file, layer: .configFile)
-      } catch {
-        problems += error.diagnostics
-      }
-    }
-    let commandLine = SettingSource(layer: .commandLine, origin: "--set", line: nil)
-    for assignment in options.assignments {
-      do {
-        let (key, value) = try SettingsBuilder.parseAssignment(assignment)
-        builder.assign(key, text: value, source: commandLine)
-      } catch {
-        problems += error.diagnostics
-      }
-    }
-    if let language = options.language {
-      builder.assign(
-        "messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang", line: nil))
-    }
-    if let seed = options.seed {
-      builder.assign(
-        "flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
     }
 
     let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
@@ -255,7 +256,7 @@ public enum FlowLoader {
   /// One diagnostic per problem of a script error: a message may hold
   /// several "file:line: message" lines (all of wb.flow's problems), each
   /// maybe followed by indented detail lines.
-  static func diagnostics(for error: ScriptError, flowPath: String = "", source: String = "") -> [Diagnostic] {
+  public static func diagnostics(for error: ScriptError, flowPath: String = "", source: String = "") -> [Diagnostic] {
     var messages: [String] = []
     for line in error.message.split(separator: "\n", omittingEmptySubsequences: true) {
       if (line.hasPrefix("\t") || line.hasPrefix(" ")), !messages.isEmpty {

@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Measurements
+import Randomness
 import Reporting
 import Scripting
 
@@ -31,14 +32,13 @@ public final class FlowRunner {
   public let order: [Int]
 
   private let sink: any EventSink
-  private let slots = SlotBuffer()
   private let timeLimit: Double
   private let defaultStepTimeout: Double
   private let stepDelay: Double
   /// The `t` of the first frame, and of the last one processed.
   public private(set) var startT: Double?
   public private(set) var lastT: Double = 0
-  private var lastFrame: Int64 = 0
+  public private(set) var lastFrame: Int64 = 0
   private var framesSeen: Int64 = 0
   private var stepsPassed = 0
   private var phase = Phase.notStarted
@@ -71,7 +71,7 @@ public final class FlowRunner {
     seed = chosenSeed
     var indices = Array(flow.description.steps.indices)
     if random {
-      var generator = SeededGenerator(seed: UInt64(chosenSeed))
+      var generator = SeededRandom(state: UInt64(chosenSeed))
       // Fisher–Yates by hand: the standard library's shuffle may change
       // between releases, and a seed must mean the same order forever.
       if indices.count > 1 {
@@ -143,6 +143,31 @@ public final class FlowRunner {
     lastFrame = frame
   }
 
+  /// A frame of the input could not be measured: an event at its time.
+  public func frameSkipped(index: Int64, t: Double, reason: String) {
+    inputEvent(t: t, frame: index, "frame_skipped", JSONObject([("reason", .string(reason))]))
+  }
+
+  /// Frames were dropped because the estimators fell behind a live camera.
+  public func framesDropped(count: Int, total: Int, t: Double, index: Int64) {
+    inputEvent(
+      t: t, frame: index, "frames_dropped",
+      JSONObject([("count", .integer(Int64(count))), ("total", .integer(Int64(total)))]))
+  }
+
+  /// Events about the input come at the frame they concern, after the
+  /// session record, and never earlier than the last frame's.
+  private func inputEvent(t: Double, frame: Int64, _ type: String, _ fields: JSONObject) {
+    beginIfNeeded(t: t, frame: frame)
+    advanceClock(t: t, frame: frame)
+    sink.emit(Event(type: type, t: t, frame: frame, fields: fields))
+  }
+
+  /// Whoever drives the run paused, resumed or restarted it.
+  public func control(_ action: String) {
+    emit("control", JSONObject([("action", .string(action))]))
+  }
+
   /// Gives one frame to the flow. Returns false once the run is over.
   @discardableResult
   public func process(_ frame: MeasurementFrame) -> Bool {
@@ -191,11 +216,10 @@ public final class FlowRunner {
     }
     checkTimeLimit(t)
     if result != nil { return }
-    let count = slots.fill(from: frame, nodeCount: schema.count)
     let outcome: StepOutcome
     do {
       outcome = try flow.vm.stepFrame(
-        stepIndex + 1, t: t, frame: frame.index, elapsed: t - startedAt, slots: slots.slots, slotCount: count)
+        stepIndex + 1, measurements: frame, nodeCount: schema.count, elapsed: t - startedAt)
     } catch  where error.kind == .apiMisuse {
       var named = error
       named.message = "step '\(flow.description.steps[stepIndex].name)': \(error.message)"
@@ -266,6 +290,17 @@ public final class FlowRunner {
     finishFlow(success: false, reason: "end_of_input", code: nil)
   }
 
+  /// Whoever drives the run closed it before the flow finished.
+  public func finishClosed() {
+    guard result == nil else { return }
+    if startT == nil { begin(t: 0, frame: 0) }
+    if case .running(let position, _, _) = phase {
+      stepEvent(position, state: "failed", extra: [("reason", .string("closed"))])
+    }
+    phase = .finished
+    finishFlow(success: false, reason: "closed", code: nil)
+  }
+
   public func finish(interruptedBy signal: String) {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
@@ -287,9 +322,9 @@ public final class FlowRunner {
     phase = .finished
     emitResult(
       FlowResult(
-        success: false, code: status == .input ? -4 : -2, reason: reason, message: resultMessage(reason),
+        success: false, code: status == .input ? -4 : -2, reason: reason, message: flow.resultMessage(reason),
         exitStatus: status,
-        error: inputError.diagnostics.first.map { ($0.location.map { "\($0): " } ?? "") + $0.message }))
+        error: inputError.diagnostics.first?.locatedMessage))
   }
 
   public func finish(scriptError error: ScriptError) {
@@ -304,7 +339,7 @@ public final class FlowRunner {
     let reason = isLimit ? "limit_exceeded" : "script_error"
     emitResult(
       FlowResult(
-        success: false, code: -2, reason: reason, message: resultMessage(reason), exitStatus: .usage,
+        success: false, code: -2, reason: reason, message: flow.resultMessage(reason), exitStatus: .usage,
         error: error.message))
     lastScriptError = error
   }
@@ -341,7 +376,7 @@ public final class FlowRunner {
     }
     emitResult(
       FlowResult(
-        success: success, code: finalCode, reason: reason, message: resultMessage(reason),
+        success: success, code: finalCode, reason: reason, message: flow.resultMessage(reason),
         exitStatus: success ? .passed : .failed, error: nil))
   }
 
@@ -361,34 +396,4 @@ public final class FlowRunner {
     if !flow.host.captures.isEmpty { fields["captures"] = .object(flow.host.captures) }
     emit("result", fields)
   }
-
-  private static let defaultMessages: [String: String] = [
-    "passed": "passed",
-    "step_failed": "a step failed",
-    "step_timeout": "a step took too long",
-    "time_limit": "the flow took too long",
-    "end_of_input": "the input ended before the flow finished",
-    "script_error": "the flow script failed",
-    "limit_exceeded": "the flow script exceeded a limit",
-    "input_error": "the input could not be read",
-    "camera_lost": "the camera was disconnected",
-    "usage_error": "the run could not start",
-  ]
-
-  /// The text of message key "result.<reason>", else a plain English default.
-  private func resultMessage(_ reason: String) -> String {
-    let key = "result." + reason
-    let settings = flow.settings
-    if let text = flow.catalogs.text(
-      for: key, language: settings.string("messages.language") ?? "en",
-      fallback: settings.string("messages.fallback") ?? "en")
-    {
-      return text.text
-    }
-    return FlowRunner.defaultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
-  }
-}
-
-public enum WorkbenchVersion {
-  public static let current = "0.1.0"
 }

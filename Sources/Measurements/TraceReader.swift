@@ -19,22 +19,13 @@ public struct TraceReader {
   private var previousT: Double?
 
   public static let formatVersion: Int64 = 1
+  static let formatHelp = "see docs/traces.md for the format"
 
   public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
     self.path = path
     self.schema = schema
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw WorkbenchError(
-        .input, "no such file", at: SourceLocation(file: path),
-        help: "check the path given to --input")
-    }
-    guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(
-        .input, isDirectory.boolValue ? "is a folder, not a trace file" : "cannot read the file (permissions?)",
-        at: SourceLocation(file: path), help: "--input takes a .jsonl measurement trace")
-    }
-    bytes = Array(data)
+    bytes = try JSONFile.contents(
+      path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)")
   }
 
   /// The next frame, or nil at the end of the trace.
@@ -49,15 +40,7 @@ public struct TraceReader {
       if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
       let line = bytes[start..<lineEnd]
       if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-      let value: JSONValue
-      do {
-        value = try JSONParser.parse(bytes: Array(line))
-      } catch {
-        throw problem("not valid JSON (column \(error.column)): \(error.message)")
-      }
-      guard case .object(let object) = value else {
-        throw problem("each line must be a JSON object, not \(value.kindName)")
-      }
+      let object = try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
       if let version = object["workbench_trace"] {
         guard lineNumber == 1 || header == nil && frameCount == 0 else {
           throw problem("the header line must come first")
@@ -78,7 +61,7 @@ public struct TraceReader {
   private func problem(_ message: String) -> WorkbenchError {
     WorkbenchError(
       .input, message, at: SourceLocation(file: path, line: lineNumber),
-      help: "see docs/traces.md for the format")
+      help: TraceReader.formatHelp)
   }
 
   private mutating func frame(from object: JSONObject) throws(WorkbenchError) -> MeasurementFrame {

@@ -52,17 +52,8 @@ public struct MessageCatalogs: Sendable {
   }
 
   public mutating func add(file path: String, language: String) throws(WorkbenchError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(.usage, "cannot read the message catalog", at: SourceLocation(file: path))
-    }
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes: Array(data))
-    } catch {
-      throw WorkbenchError(
-        .usage, "not valid JSON: \(error.message)", at: SourceLocation(file: path, line: error.line),
-        help: "a catalog is one JSON object of \"key\": \"text\" pairs")
-    }
+    let value = try JSONFile.document(
+      path, what: "message catalog", help: "a catalog is one JSON object of \"key\": \"text\" pairs")
     guard case .object(let object) = value else {
       throw WorkbenchError(
         .usage, "a message catalog must be a JSON object of \"key\": \"text\" pairs", at: SourceLocation(file: path))

@@ -5,6 +5,8 @@ import Foundation
 import Imaging
 import JSONCore
 import Measurements
+import Randomness
+import Session
 
 /// A fault a scenario injects into the frames, their times or the
 /// measurements (docs/qa.md). Times are seconds on the input's clock.
@@ -142,7 +144,7 @@ public enum Fault: Sendable, Equatable {
 final class FaultySource: FrameSource {
   private let inner: any FrameSource
   private let faults: [Fault]
-  private var random: SeededGenerator
+  private var random: SeededRandom
   private var pending: [CapturedFrame] = []
   private var frozen: FramePayload?
   private var lastT = -Double.infinity
@@ -162,7 +164,7 @@ final class FaultySource: FrameSource {
   init(_ inner: any FrameSource, faults: [Fault], seed: UInt64) {
     self.inner = inner
     self.faults = faults
-    random = SeededGenerator(seed: seed)
+    random = SeededRandom(state: seed)
     var times = 1
     for fault in faults { if case .replay(let n) = fault { times = n } }
     replaysLeft = times - 1
@@ -352,7 +354,7 @@ struct MeasurementFaults {
 /// dropped frames, duplicates, jitter, a frozen stretch, a swap.
 final class TraceFrameFaults {
   private let faults: [Fault]
-  private var random: SeededGenerator
+  private var random: SeededRandom
   private var lastT = -Double.infinity
   private var frozen: MeasurementFrame?
   private var held: MeasurementFrame?
@@ -360,7 +362,7 @@ final class TraceFrameFaults {
 
   init(_ faults: [Fault], seed: UInt64) {
     self.faults = faults
-    random = SeededGenerator(seed: seed)
+    random = SeededRandom(state: seed)
   }
 
   /// Faults a trace cannot have, by name (pixels, a camera).
@@ -430,4 +432,59 @@ final class TraceFrameFaults {
     lastT = max(lastT, frame.t)
     return [frame] + out
   }
+}
+
+/// A trace with the scenario's frame and time faults: the flow gets the
+/// frames ``TraceFrameFaults`` makes of each frame read.
+final class FaultyTraceInput: MeasurementInput {
+  private let base: any MeasurementInput
+  private let faults: TraceFrameFaults
+  private var pending: [MeasurementFrame] = []
+  private var nextPending = 0
+
+  init(_ base: any MeasurementInput, faults: TraceFrameFaults) {
+    self.base = base
+    self.faults = faults
+  }
+
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? {
+    while nextPending >= pending.count {
+      guard let frame = try base.next(note: note) else { return nil }
+      pending = faults.frames(for: frame)
+      nextPending = 0
+    }
+    defer { nextPending += 1 }
+    return pending[nextPending]
+  }
+
+  var description: JSONObject { base.description }
+  var counters: InputCounters { base.counters }
+  var resultFields: JSONObject { base.resultFields }
+  var isLive: Bool { base.isLive }
+  func close() { base.close() }
+}
+
+/// An input whose measurements the scenario's measurement faults change.
+final class AdjustedInput: MeasurementInput {
+  private let base: any MeasurementInput
+  private let faults: MeasurementFaults
+  private let schema: MeasurementSchema
+
+  init(_ base: any MeasurementInput, faults: MeasurementFaults, schema: MeasurementSchema) {
+    self.base = base
+    self.faults = faults
+    self.schema = schema
+  }
+
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? {
+    guard var frame = try base.next(note: note) else { return nil }
+    faults.apply(&frame, schema: schema)
+    return frame
+  }
+
+  var description: JSONObject { base.description }
+  var counters: InputCounters { base.counters }
+  var resultFields: JSONObject { base.resultFields }
+  var isLive: Bool { base.isLive }
+  func close() { base.close() }
 }

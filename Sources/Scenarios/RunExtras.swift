@@ -5,6 +5,8 @@ import Foundation
 import Licensing
 import Logging
 import Reporting
+import Session
+import Settings
 
 /// What `run --report` and `run --analytics` add to a run: the files the
 /// report is made from, and the analytics sinks.
@@ -62,11 +64,11 @@ public final class RunExtras {
     }
   }
 
-  public func install(into hooks: inout RunHooks) {
-    if let reportEvents { hooks.extraSinks.append(reportEvents) }
+  public func install(into session: RunSession) {
+    if let reportEvents { session.addEventSink(reportEvents) }
     if let analytics {
-      hooks.extraSinks.append(analytics)
-      hooks.flowLoaded = { _, features in
+      session.addEventSink(analytics)
+      session.onFlowLoaded = { _, features in
         analytics.kind = features.contains("card") ? "card" : features.contains("face") ? "face" : "other"
       }
     }
@@ -89,7 +91,7 @@ public final class RunExtras {
       } catch {
         for diagnostic in error.diagnostics {
           logger.error(
-            "the report could not be written: \(diagnostic.location.map { "\($0): " } ?? "")\(diagnostic.message)")
+            "the report could not be written: \(diagnostic.locatedMessage)")
         }
       }
     }

@@ -7,6 +7,7 @@ import Logging
 import Measurements
 import Reporting
 import Scripting
+import Session
 
 /// How one scenario went.
 public struct ScenarioOutcome: Sendable {
@@ -140,40 +141,29 @@ public enum ScenarioRunner {
         }
       } catch {
         return outcome(
-          error: error.diagnostics.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "\n"),
+          error: error.summary,
           status: 2, result: "not run", count: 0)
       }
     }
 
-    var flowOptions = FlowOptions(flowPath: scenario.flow)
+    var flowOptions = RunSettings.flowOptions(scenario.flow)
     flowOptions.assignments = scenario.settings
     flowOptions.language = scenario.language
     flowOptions.seed = scenario.seed
     var options = RunOptions(flow: flowOptions, input: .file(inputPath))
     options.licenseCheck = environment.licenseCheck
-    var hooks = RunHooks()
-    let collected = CollectingEventSink()
-    hooks.extraSinks = [collected]
-    let frameFaults = scenario.faults.filter(\.touchesFrames)
-    if !frameFaults.isEmpty {
-      let seed = UInt64(bitPattern: scenario.seed ?? 1)
-      if InputSpec.isTrace(inputPath) {
-        let unsupported = TraceFrameFaults.unsupported(frameFaults)
-        if !unsupported.isEmpty {
-          return outcome(
-            error:
-              "a trace has no pixels and no camera: \(unsupported.joined(separator: ", ")) needs a recording or a synthetic scene",
-            status: 2, result: "not run", count: 0)
-        }
-        let traceFaults = TraceFrameFaults(frameFaults, seed: seed)
-        hooks.traceFrameFaults = { frame in traceFaults.frames(for: frame) }
-      } else {
-        hooks.frameSourceWrapper = { source in FaultySource(source, faults: frameFaults, seed: seed) }
-      }
-    }
+    let collected = InMemoryEventSink()
     let measurementFaults = MeasurementFaults(scenario.faults)
-    if !measurementFaults.isEmpty {
-      hooks.measurementAdjuster = { frame, schema in measurementFaults.apply(&frame, schema: schema) }
+    let frameFaults = scenario.faults.filter(\.touchesFrames)
+    let seed = UInt64(bitPattern: scenario.seed ?? 1)
+    if !frameFaults.isEmpty, InputSpec.isTrace(inputPath) {
+      let unsupported = TraceFrameFaults.unsupported(frameFaults)
+      if !unsupported.isEmpty {
+        return outcome(
+          error:
+            "a trace has no pixels and no camera: \(unsupported.joined(separator: ", ")) needs a recording or a synthetic scene",
+          status: 2, result: "not run", count: 0)
+      }
     }
     var reportScratch: String?
     if environment.reportFolder != nil {
@@ -186,7 +176,21 @@ public enum ScenarioRunner {
       }
     }
     defer { if let reportScratch { try? FileManager.default.removeItem(atPath: reportScratch) } }
-    let run = FlowSession.run(options, logger: environment.logger, hooks: hooks)
+    let session = RunSession(options, logger: environment.logger)
+    session.addEventSink(collected)
+    if !measurementFaults.isEmpty {
+      // Registered first, so innermost: the trace faults drop and repeat the changed frames.
+      session.wrapInput { input, schema in AdjustedInput(input, faults: measurementFaults, schema: schema) }
+    }
+    if !frameFaults.isEmpty {
+      if InputSpec.isTrace(inputPath) {
+        let traceFaults = TraceFrameFaults(frameFaults, seed: seed)
+        session.wrapInput { input, _ in FaultyTraceInput(input, faults: traceFaults) }
+      } else {
+        session.wrapFrameSource { source in FaultySource(source, faults: frameFaults, seed: seed) }
+      }
+    }
+    let run = session.run()
     let events = collected.events.map(\.jsonValue)
     var reportProblem: String?
     if let reportFolder = environment.reportFolder, let reportScratch {
@@ -207,7 +211,7 @@ public enum ScenarioRunner {
     if !run.problems.isEmpty && run.status.rawValue >= 2 && scenario.expectations.exit != run.status.rawValue {
       failures.insert(
         "the run reported: "
-          + run.problems.map { ($0.location.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; "),
+          + run.problems.map(\.locatedMessage).joined(separator: "; "),
         at: 0)
     }
     if let reportProblem { failures.append(reportProblem) }

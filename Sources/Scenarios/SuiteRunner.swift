@@ -28,7 +28,7 @@ public struct SuiteRunner {
         scenarios += try ScenarioRunner.load(file: file)
       } catch {
         let text = error.diagnostics.map { diagnostic in
-          (diagnostic.location.map { "\($0): " } ?? "") + diagnostic.message
+          diagnostic.locatedMessage
             + (diagnostic.help.map { "\n  help: \($0)" } ?? "")
         }.joined(separator: "\n")
         broken.append(

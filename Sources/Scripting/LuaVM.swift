@@ -1,5 +1,6 @@
 import CLuaShim
 import JSONCore
+import Measurements
 
 /// Limits that keep one flow from taking the host down with it.
 public struct ScriptLimits: Sendable, Equatable {
@@ -75,6 +76,8 @@ public final class LuaVM {
   }
 
   private var libraryPrefix = ""
+  /// The C view of one frame's measurements, refilled in place every frame.
+  private let slots = SlotBuffer()
 
   public func setLibraryPrefix(_ prefix: String) {
     libraryPrefix = prefix
@@ -171,18 +174,21 @@ public final class LuaVM {
     try check(wb_vm_step_start(vm, Int32(index), t))
   }
 
-  /// Refills `m` from the slots and calls the step's update, in one
-  /// protected call.
+  /// Refills `m` with the frame's measurements (the first `nodeCount`
+  /// schema nodes) and calls the step's update, in one protected call.
   public func stepFrame(
-    _ index: Int, t: Double, frame: Int64, elapsed: Double, slots: UnsafePointer<wb_slot>?, slotCount: Int
+    _ index: Int, measurements: MeasurementFrame, nodeCount: Int, elapsed: Double
   ) throws(ScriptError) -> StepOutcome {
+    let slotCount = slots.fill(from: measurements, nodeCount: nodeCount)
+    let t = measurements.t
+    let frame = measurements.index
     var outcome: Int32 = 0
     var reason: UnsafePointer<CChar>?
     var code: Int64 = 0
     var hasCode: Int32 = 0
     try check(
       wb_vm_step_frame(
-        vm, Int32(index), t, frame, elapsed, slots, Int32(slotCount), &outcome, &reason, &code, &hasCode))
+        vm, Int32(index), t, frame, elapsed, slots.slots, Int32(slotCount), &outcome, &reason, &code, &hasCode))
     switch outcome {
     case Int32(WB_STEP_PASSED.rawValue): return .passed
     case Int32(WB_STEP_FAILED.rawValue):

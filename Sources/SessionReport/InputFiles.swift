@@ -37,17 +37,7 @@ extension SessionReport.Input {
   }
 
   private static func contents(_ path: String, what: String) throws(WorkbenchError) -> [UInt8] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw WorkbenchError(
-        .input, "no such file", at: SourceLocation(file: path), help: "check the path of the \(what)")
-    }
-    guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(
-        .input, isDirectory.boolValue ? "is a folder, not a file" : "cannot read the file (permissions?)",
-        at: SourceLocation(file: path), help: "give the \(what) file")
-    }
-    return [UInt8](data)
+    try JSONFile.contents(path, what: what, status: .input)
   }
 
   /// The JSON objects of a JSON Lines file with their line numbers; blank lines are skipped.
@@ -61,14 +51,9 @@ extension SessionReport.Input {
       var text = Array(line)
       if text.last == UInt8(ascii: "\r") { text.removeLast() }
       if text.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-      let value: JSONValue
-      do {
-        value = try JSONParser.parse(bytes: text)
-      } catch {
-        throw WorkbenchError(
-          .input, "not valid JSON (column \(error.column)): \(error.message)",
-          at: SourceLocation(file: path, line: lineNumber), help: "the \(what) file is JSON Lines: one object a line")
-      }
+      let value = JSONValue.object(
+        try JSONFile.record(
+          text[...], file: path, line: lineNumber, help: "the \(what) file is JSON Lines: one object a line"))
       guard value.objectValue != nil else {
         throw WorkbenchError(
           .input, "each line must be a JSON object, not \(value.kindName)",
@@ -81,16 +66,8 @@ extension SessionReport.Input {
 
   /// The rows of `workbench settings --json`: an array of objects with `key`, `value` and `source`.
   private static func settingRows(_ path: String) throws(WorkbenchError) -> [SessionReport.Setting] {
-    let bytes = try contents(path, what: "settings")
     let help = "give the output of `workbench settings FLOW --json`"
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes: bytes)
-    } catch {
-      throw WorkbenchError(
-        .input, "not valid JSON (line \(error.line), column \(error.column)): \(error.message)",
-        at: SourceLocation(file: path), help: help)
-    }
+    let value = try JSONFile.document(path, what: "settings", status: .input, help: help)
     guard let array = value.arrayValue else {
       throw WorkbenchError(
         .input, "must be a JSON array of settings, not \(value.kindName)", at: SourceLocation(file: path), help: help)

@@ -26,6 +26,7 @@ import CardGeometry
 import CardScenes
 import Foundation
 import Imaging
+import Randomness
 
 #if canImport(Glibc)
   import Glibc

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import Measurements
 import Reporting
+import Session
 
 #if canImport(Glibc)
   import Glibc
@@ -67,7 +68,7 @@ struct Measurement {
 func measure(_ scenario: Scenario, fields: [(String, MeasurementValue)], folder: String) throws -> Measurement {
   let path = folder + "/\(scenario.name).lua"
   try scenario.flow.write(toFile: path, atomically: true, encoding: .utf8)
-  var options = FlowOptions(flowPath: path)
+  var options = RunSettings.flowOptions(path)
   options.assignments = ["flow.time_limit=0", "flow.step_timeout=0"]
   let flow = try FlowLoader.load(options, logger: Logger(label: "bench"))
   let sink = try scenario.sink()
@@ -115,14 +116,14 @@ func flowScenarios() -> [(Scenario, [(String, MeasurementValue)])] {
       Scenario(
         name: "baseline",
         flow: header + "return wb.flow { name = 'baseline', steps = { function(m, ctx) end } }",
-        sink: { CountingSink(CollectingEventSink()) }), []
+        sink: { CountingSink(InMemoryEventSink()) }), []
     ),
     (
       Scenario(
         name: "threshold-20-fields",
         flow: header
           + "return wb.flow { name = 'threshold', steps = { wb.threshold { field = 'face.yaw', above = 1000 } } }",
-        sink: { CountingSink(CollectingEventSink()) }), twentyFields
+        sink: { CountingSink(InMemoryEventSink()) }), twentyFields
     ),
     (
       Scenario(
@@ -133,7 +134,7 @@ func flowScenarios() -> [(Scenario, [(String, MeasurementValue)])] {
             if f.yaw > 80 and f.ear_left < 0 and c.found and c.tilt_y > 90 and f.box.w > 5000 then return true end
           end } }
           """,
-        sink: { CountingSink(CollectingEventSink()) }), twentyFields
+        sink: { CountingSink(InMemoryEventSink()) }), twentyFields
     ),
     (
       Scenario(

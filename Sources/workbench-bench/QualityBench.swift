@@ -4,6 +4,7 @@ import Flows
 import Foundation
 import Imaging
 import Logging
+import Session
 
 #if canImport(Glibc)
   import Glibc
@@ -133,14 +134,14 @@ func runReplayThroughput(jpeg: [UInt8], runs: Int) throws {
                needs = { "quality.blur", "quality.darkness", "quality.lightness",
                          "quality.illumination", "quality.specularity" } } } }
   """.write(toFile: flowPath, atomically: true, encoding: .utf8)
-  var options = RunOptions(flow: FlowOptions(flowPath: flowPath), input: .file(recording))
+  var options = RunOptions(flow: RunSettings.flowOptions(flowPath), input: .file(recording))
   options.flow.assignments = ["flow.time_limit=0", "flow.step_timeout=0"]
   options.eventsPath = "/dev/null"
   var rates: [Double] = []
   var frameCount = 0
   for _ in 0..<runs {
     let start = nowNanoseconds()
-    let outcome = FlowSession.run(options, logger: Logger(label: "bench"))
+    let outcome = RunSession.run(options, logger: Logger(label: "bench"))
     let seconds = Double(nowNanoseconds() - start) / 1e9
     guard outcome.result?.reason == "end_of_input" else {
       throw WorkbenchError(.failed, "replay ended early: \(outcome.result?.reason ?? "no result")")

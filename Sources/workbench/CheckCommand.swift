@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnostics
 import Flows
 import Logging
+import Session
 
 struct CheckCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -33,6 +34,7 @@ struct CheckCommand: ParsableCommand {
     } catch {
       throw fail(error)
     }
+    DiagnosticPrinter.printWarnings(report.warnings)
     if report.problems.isEmpty {
       standardOutput("ok: \(report.summary)")
       return

@@ -4,6 +4,8 @@ import Estimators
 import Flows
 import JSONCore
 import Logging
+import Session
+import Settings
 
 struct EstimatorsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -29,7 +31,7 @@ struct EstimatorsCommand: ParsableCommand {
     let home: WorkbenchHome
     do { home = try WorkbenchHome.locate() } catch { throw fail(error) }
     let (_, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
-    let estimators = FlowSession.availableEstimators(home, logger: Logger(label: "workbench"))
+    let estimators = RunAssembly.availableEstimators(home, logger: Logger(label: "workbench"))
     if json {
       let list: [JSONValue] = estimators.map { estimator in
         let descriptor = estimator.descriptor

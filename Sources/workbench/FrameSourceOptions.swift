@@ -1,5 +1,6 @@
 import ArgumentParser
 import Flows
+import Session
 
 /// Where frames come from: `--camera` with `--size`/`--fps`, or `--input`.
 /// `run` and `record` share it; `run`'s --input also takes traces.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnostics
 import Flows
 import Licensing
+import Session
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

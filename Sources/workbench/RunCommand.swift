@@ -6,6 +6,7 @@ import Foundation
 import Licensing
 import Logging
 import Scenarios
+import Session
 
 struct RunCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -123,17 +124,17 @@ struct RunCommand: ParsableCommand {
         "license \(granted.id) for \(granted.eid) holds; the run needs [\(features.joined(separator: ", "))]")
     }
 
-    var hooks = RunHooks()
-    let session: RunExtras
+    let extras: RunExtras
     do {
-      session = try RunExtras(
+      extras = try RunExtras(
         report: report, analytics: analytics, options: &options, settingsDirectory: settings.settingsDirectory)
     } catch {
       throw fail(error)
     }
-    session.install(into: &hooks)
-    let outcome = FlowSession.run(options, logger: logger, hooks: hooks)
-    for line in session.finish(outcome: outcome, logger: logger) {
+    let session = RunSession(options, logger: logger)
+    extras.install(into: session)
+    let outcome = session.run()
+    for line in extras.finish(outcome: outcome, logger: logger) {
       if !quiet { standardError(line) }
     }
     if !outcome.problems.isEmpty {

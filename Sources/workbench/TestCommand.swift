@@ -6,6 +6,7 @@ import Licensing
 import Logging
 import Reporting
 import Scenarios
+import Session
 
 struct TestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

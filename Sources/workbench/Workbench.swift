@@ -3,6 +3,7 @@ import Diagnostics
 import Flows
 import Foundation
 import Logging
+import Session
 
 struct Workbench: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -55,7 +56,7 @@ struct FlowSettingsOptions: ParsableArguments {
   var settingsDirectory: String?
 
   func flowOptions(path: String) -> FlowOptions {
-    var options = FlowOptions(flowPath: path)
+    var options = RunSettings.flowOptions(path)
     options.settingsDirectory = settingsDirectory
     options.configFiles = config
     options.assignments = assignments

@@ -4,6 +4,7 @@ import CardScenes
 import Estimators
 import Imaging
 import Measurements
+import Randomness
 import Testing
 
 /// Renders a schedule and runs the estimator on its frames (gray, as the

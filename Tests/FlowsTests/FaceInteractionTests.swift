@@ -1,6 +1,7 @@
 import Flows
 import Measurements
 import Reporting
+import ReportingTesting
 import TestSupport
 import Testing
 

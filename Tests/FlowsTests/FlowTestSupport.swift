@@ -5,6 +5,8 @@ import JSONCore
 import Logging
 import Measurements
 import Reporting
+import ReportingTesting
+import Session
 import TestSupport
 
 /// A flow written to a temporary folder, with optional catalogs of its own.
@@ -24,7 +26,7 @@ struct FlowFixture {
   }
 
   func options(set assignments: [String] = [], language: String? = nil, seed: Int64? = nil) -> FlowOptions {
-    var options = FlowOptions(flowPath: path)
+    var options = FlowOptions(flowPath: path, settingDeclarations: RunSettings.declarations)
     options.assignments = assignments
     options.language = language
     options.seed = seed

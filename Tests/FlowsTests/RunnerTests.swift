@@ -300,6 +300,25 @@ struct CheckTests {
     #expect(report.summary.contains("2 steps"))
   }
 
+  @Test("check warns, at its line, of each step that does not say what it reads; the run still works")
+  func undeclaredNeeds() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "needs", steps = {
+        wb.threshold { field = "face.yaw", above = 20 },
+        wb.step { name = "custom", update = function(self, m) return true end },
+        wb.step("plain", function(m) return true end),
+        wb.step { name = "declared", needs = { "face.pitch" }, update = function(self, m) return true end },
+      } }
+      """)
+    let report = try FlowChecker.check(fixture.options(), logger: testLogger)
+    #expect(report.problems.isEmpty, "\(report.problems)")
+    #expect(report.warnings.map(\.location?.line) == [4, 5])
+    #expect(report.warnings.allSatisfy { $0.location?.file.hasSuffix("flow.lua") == true })
+    #expect(report.warnings.first?.message.contains("step 'custom' does not say what it reads") == true)
+  }
+
   @Test("flow-declared settings are checked against --set")
   func declaredSettings() throws {
     let fixture = try FlowFixture(

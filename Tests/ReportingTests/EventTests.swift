@@ -1,6 +1,7 @@
 import Diagnostics
 import JSONCore
 import Reporting
+import ReportingTesting
 import Testing
 
 @Suite struct EventTests {

@@ -175,6 +175,7 @@ function runtime.prepare(flow)
       hints = hints,
       needs = needs,
       fail_code = step.fail_code,
+      where = step.where,
     }
   end
   problems.raise(0)

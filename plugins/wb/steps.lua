@@ -78,6 +78,8 @@ local function check_fields(kind, spec, fields, where)
   if spec.timeout ~= nil and type(spec.timeout) == "number" and spec.timeout <= 0 then
     problems.add(where .. kind .. ": timeout must be more than 0 seconds")
   end
+  -- Where the step was written, for what `workbench check` says of it.
+  if spec.where == nil then spec.where = where end
 end
 
 local function collect_hints(spec)
@@ -94,11 +96,11 @@ end
 function steps.step(spec, fn)
   local where = native.where(2)
   if type(spec) == "string" and type(fn) == "function" then
-    return { name = spec, needs = {}, hints = {}, update = function(_, m, ctx) return fn(m, ctx) end }
+    return { name = spec, needs = {}, hints = {}, where = where, update = function(_, m, ctx) return fn(m, ctx) end }
   end
   if type(spec) == "function" then
     local plain = spec
-    return { needs = {}, hints = {}, update = function(_, m, ctx) return plain(m, ctx) end }
+    return { needs = {}, hints = {}, where = where, update = function(_, m, ctx) return plain(m, ctx) end }
   end
   if type(spec) ~= "table" then
     problems.add(where .. "wb.step expects a table, a function, or a name and a function")

@@ -89,22 +89,7 @@ public struct SettingsFolder: Sendable {
   }
 
   private static func object(at path: String) throws(WorkbenchError) -> JSONObject {
-    let shown = WorkbenchHome.display(path)
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw WorkbenchError(.usage, "cannot read the settings file", at: SourceLocation(file: shown))
-    }
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes: Array(data))
-    } catch {
-      throw WorkbenchError(
-        .usage, "not valid JSON: \(error.message)", at: SourceLocation(file: shown, line: error.line),
-        help: "fix the JSON at that line")
-    }
-    guard let object = value.objectValue else {
-      throw WorkbenchError(.usage, "must be one JSON object, not \(value.kindName)", at: SourceLocation(file: shown))
-    }
-    return object
+    try JSONFile.object(path, shownAs: WorkbenchHome.display(path), what: "settings file")
   }
 
   private static func leafKeys(_ object: JSONObject, prefix: String = "") -> [String] {

@@ -1,4 +1,3 @@
-import CardEstimation
 import CardGeometry
 import CardScenes
 import Estimators
@@ -10,7 +9,7 @@ import Settings
 import TestSupport
 import Testing
 
-@testable import Flows
+@testable import CardEstimation
 
 /// The installed face backend (scripts/install-face-backend puts it in the
 /// package), or the files the environment names.
@@ -111,7 +110,7 @@ enum PortraitCards {
   /// Every card setting at its default, with `overrides`.
   static func settings(_ overrides: [String: SettingValue] = [:]) -> ResolvedSettings {
     ResolvedSettings(
-      CardEstimators.settingDeclarations.map { declaration in
+      CardEstimatorSetup.settingDeclarations.map { declaration in
         ResolvedSetting(
           declaration: declaration, value: overrides[declaration.key] ?? declaration.defaultValue,
           source: overrides[declaration.key] == nil ? .builtin : .commandLine)
@@ -122,7 +121,7 @@ enum PortraitCards {
   static func estimator(
     _ frame: DecodedFrame, settings: ResolvedSettings = settings(), face: FaceEstimatorOptions?
   ) throws -> CardCaptureEstimator {
-    let estimator = try #require(CardEstimators.make(settings: settings, face: face).first as? CardCaptureEstimator)
+    let estimator = try #require(CardEstimatorSetup.make(settings: settings, face: face).first as? CardCaptureEstimator)
     try estimator.prepare(schema: MeasurementSchema())
     var measurements = MeasurementFrame(t: 0, index: 0)
     estimator.estimate(frame, into: &measurements)
@@ -326,14 +325,14 @@ struct CardPortraitLocatorTests {
   func settings() throws {
     let installed = FaceEstimators.options(home: "/nowhere", environment: [:])
     func usesFaces(_ settings: ResolvedSettings?, _ face: FaceEstimatorOptions?) throws -> Bool {
-      try #require(CardEstimators.make(settings: settings, face: face).first as? CardCaptureEstimator).portraits
+      try #require(CardEstimatorSetup.make(settings: settings, face: face).first as? CardCaptureEstimator).portraits
         .usesFaces
     }
     #expect(try usesFaces(PortraitCards.settings(), installed))
     #expect(try usesFaces(nil, installed))
     #expect(try !usesFaces(PortraitCards.settings(["card.portrait_locate": .string("layout")]), installed))
     #expect(try !usesFaces(PortraitCards.settings(), nil))
-    let declaration = try #require(CardEstimators.settingDeclarations.first { $0.key == "card.portrait_locate" })
+    let declaration = try #require(CardEstimatorSetup.settingDeclarations.first { $0.key == "card.portrait_locate" })
     #expect(declaration.defaultValue == .string("face"))
   }
 

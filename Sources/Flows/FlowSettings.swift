@@ -1,13 +1,10 @@
-import FaceEstimation
+import Diagnostics
 import Settings
 
-/// The settings every run has. Flows declare their own on top (wb.settings).
-public enum BuiltinSettings {
-  public static let declarations: [SettingDeclaration] =
-    engine + FaceEstimators.settingDeclarations + CardEstimators.settingDeclarations
-
-  /// The engine's own settings.
-  static let engine: [SettingDeclaration] = [
+/// The flow engine's own settings. A run adds its estimators' (the Session
+/// module's `RunSettings`); flows declare their own on top (wb.settings).
+public enum FlowSettings {
+  public static let engine: [SettingDeclaration] = [
     SettingDeclaration(
       key: "flow.time_limit", type: .number, defaultValue: .number(60), minimum: 0, maximum: 3600,
       doc: "Total time the flow may take; 0 for no limit", unit: "s"),
@@ -47,4 +44,46 @@ public enum BuiltinSettings {
         "Ed25519 private key file (workbench license keygen) that signs a run's artifacts into --artifacts/signature.json; empty: no signature"
     ),
   ]
+}
+
+/// The settings layers of a flow, lowest first: declarations and defaults,
+/// the settings folder's settings.json, --config files, --set, --lang and
+/// --seed. `run`, `check` and `settings` all layer them here; the flow's own
+/// wb.settings come on top when it loads.
+public enum SettingsLayering {
+  /// The builder with every layer below the flow's; the problems of the
+  /// layers that could not be read, or throws when nothing can be built.
+  public static func builder(_ options: FlowOptions, folder: SettingsFolder, problems: inout [Diagnostic])
+    throws(WorkbenchError) -> SettingsBuilder
+  {
+    var builder = try SettingsBuilder(declarations: options.settingDeclarations)
+    if let settingsFile = try folder.checkedJSONFile("settings.json") {
+      try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
+    }
+    for file in options.configFiles {
+      do {
+        try builder.load(configFile: file, layer: .configFile)
+      } catch {
+        problems += error.diagnostics
+      }
+    }
+    let commandLine = SettingSource(layer: .commandLine, origin: "--set", line: nil)
+    for assignment in options.assignments {
+      do {
+        let (key, value) = try SettingsBuilder.parseAssignment(assignment)
+        builder.assign(key, text: value, source: commandLine)
+      } catch {
+        problems += error.diagnostics
+      }
+    }
+    if let language = options.language {
+      builder.assign(
+        "messages.language", text: language, source: SettingSource(layer: .commandLine, origin: "--lang", line: nil))
+    }
+    if let seed = options.seed {
+      builder.assign(
+        "flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
+    }
+    return builder
+  }
 }

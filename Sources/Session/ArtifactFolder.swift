@@ -1,6 +1,7 @@
 import Capture
 import Diagnostics
 import Estimators
+import Flows
 import Foundation
 import Imaging
 import JSONCore
@@ -90,17 +91,4 @@ public final class ArtifactFolder {
       throw WorkbenchError(.usage, "cannot encode a captured image: \(error)", at: SourceLocation(file: path))
     }
   }
-}
-
-/// What a capture wrote: the path of each image by name, and, for an
-/// image an estimator can find more than one way, how it was found
-/// (`{ "portrait": "face" }`; empty when none says).
-struct CaptureFiles {
-  var images: JSONObject
-  var methods: JSONObject
-}
-
-/// Problems found inside a callback, collected for the run's end.
-final class DiagnosticBox {
-  var diagnostics: [Diagnostic] = []
 }

@@ -9,7 +9,7 @@ import Settings
 
 /// The card estimator in a run: its settings, and the images it gives to
 /// captures (the rectified card and the portrait cropped from it).
-public enum CardEstimators {
+public enum CardEstimatorSetup {
   public static let settingDeclarations: [SettingDeclaration] = [
     .number(
       "card.focal_length", default: 0, minimum: 0, maximum: 100_000, unit: "px",

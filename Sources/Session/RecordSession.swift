@@ -2,6 +2,7 @@ import Capture
 import Diagnostics
 import Foundation
 import Scripting
+import Settings
 
 /// `workbench record`: frames from a camera (or a recording) into an MJPEG
 /// AVI with its timestamps sidecar, finished on Ctrl-C and on camera loss.

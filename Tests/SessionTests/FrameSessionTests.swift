@@ -2,15 +2,17 @@ import Capture
 import CaptureTesting
 import Diagnostics
 import Estimators
+import Flows
 import Foundation
 import Imaging
 import JSONCore
 import Logging
 import Measurements
+import ReportingTesting
 import TestSupport
 import Testing
 
-@testable import Flows
+@testable import Session
 
 /// Real JPEG frames (the fixtures), as a scripted camera delivers them.
 func fixtureJPEGs() throws -> [[UInt8]] {
@@ -45,13 +47,7 @@ struct FrameSessionTests {
       flow: fixture.options(), input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
     options.eventsPath = folder.file("events.jsonl")
     options.recordPath = record
-    let outcome = FlowSession.run(options, logger: testLogger) { input, _ throws(WorkbenchError) in
-      do throws(CaptureError) {
-        return (try CameraSource.open(path: input.name, device: camera), true)
-      } catch {
-        throw FrameInput.workbenchError(error)
-      }
-    }
+    let outcome = RunSession(options, logger: testLogger, openFrames: scriptedOpener(camera)).run()
     let text = try String(contentsOfFile: folder.file("events.jsonl"), encoding: .utf8)
     let events = try text.split(separator: "\n").map { try JSONParser.parse(String($0)) }
     return (outcome, events)

@@ -7,7 +7,7 @@ import Measurements
 /// The face estimator, handing an aligned crop of the most prominent face
 /// to captures (a best shot's "face" image): the eyes level, at a fixed
 /// distance apart and height, the way face descriptors expect their input.
-final class FaceCaptureEstimator: Estimator, CaptureImageProvider {
+public final class FaceCaptureEstimator: Estimator, CaptureImageProvider {
   let face: FaceEstimator
   /// Side of the square crop, pixels.
   static let side = 256
@@ -16,17 +16,17 @@ final class FaceCaptureEstimator: Estimator, CaptureImageProvider {
   static let eyeHeight = 0.40
   private let crop = ImageBuffer(format: .rgb8)
 
-  init(_ face: FaceEstimator) { self.face = face }
+  public init(_ face: FaceEstimator) { self.face = face }
 
-  var descriptor: EstimatorDescriptor { face.descriptor }
-  func prepare(schema: MeasurementSchema) throws(EstimatorError) { try face.prepare(schema: schema) }
-  func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
+  public var descriptor: EstimatorDescriptor { face.descriptor }
+  public func prepare(schema: MeasurementSchema) throws(EstimatorError) { try face.prepare(schema: schema) }
+  public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
     face.estimate(frame, into: &measurements)
   }
 
-  var captureImageNames: [String] { ["face"] }
+  public var captureImageNames: [String] { ["face"] }
 
-  func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer? {
+  public func captureImage(named name: String, frame: DecodedFrame) -> ImageBuffer? {
     guard name == "face", let largest = face.faces.first, largest.landmarks.count > 362 else { return nil }
     let source = frame.hasColor ? frame.color : frame.gray
     guard source.width > 0, frame.sourceWidth > 0 || frame.width > 0 else { return nil }

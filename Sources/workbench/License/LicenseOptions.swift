@@ -1,7 +1,7 @@
 import ArgumentParser
 import Diagnostics
-import Flows
 import Licensing
+import Settings
 
 /// Where `run` and `record` find the license they check before opening
 /// the input (docs/licensing.md).

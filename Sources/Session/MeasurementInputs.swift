@@ -1,0 +1,150 @@
+import Capture
+import Diagnostics
+import Estimators
+import Flows
+import Foundation
+import JSONCore
+import Measurements
+import Settings
+
+/// Gives the flow one frame of measurements at a time. QA faults wrap an
+/// input in another (`RunSession.wrapInput`), so the frame loop never
+/// knows whether it is being tested.
+public protocol MeasurementInput: AnyObject {
+  /// The next frame's measurements, nil at the end. Frames that could not be
+  /// measured are reported through `note` and skipped.
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame?
+  /// What the session event says about the input.
+  var description: JSONObject { get }
+  /// Counts for the result record.
+  var counters: InputCounters { get }
+  /// The fields the input adds to the result record (frames skipped and dropped).
+  var resultFields: JSONObject { get }
+  /// A camera: frames keep coming whether or not the flow takes them.
+  var isLive: Bool { get }
+  func close()
+}
+
+/// Something about the input worth an event.
+public enum InputNote {
+  /// A frame was corrupt or could not be decoded.
+  case skipped(index: Int64, t: Double, reason: String)
+  /// Frames were dropped because the estimators fell behind a live camera.
+  case dropped(count: Int, total: Int, t: Double, index: Int64)
+}
+
+public struct InputCounters: Sendable {
+  public var skipped = 0
+  public var dropped = 0
+  /// The camera went away mid-run (unplugged).
+  public var cameraLost = false
+
+  public init() {}
+}
+
+/// A measurement trace.
+final class TraceInput: MeasurementInput {
+  private var reader: TraceReader
+  let path: String
+
+  init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
+    self.path = path
+    reader = try TraceReader(path: path, schema: schema)
+  }
+
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? { try reader.next() }
+
+  var description: JSONObject {
+    JSONObject([("kind", .string("trace")), ("name", .string(WorkbenchHome.display(path)))])
+  }
+
+  var counters: InputCounters { InputCounters() }
+  var resultFields: JSONObject { JSONObject() }
+  var isLive: Bool { false }
+  func close() {}
+}
+
+/// Frames from a camera or a recording, measured by the estimators.
+final class FrameInput: MeasurementInput {
+  private let source: any FrameSource
+  let pipeline: FramePipeline
+  private(set) var counters = InputCounters()
+  /// A live source is read on its own thread into a one-frame mailbox, so
+  /// that when the estimators fall behind, frames are dropped (and counted)
+  /// instead of queueing without bound.
+  private let mailbox: LatestFrameMailbox?
+  /// The frame whose measurements `next` returned last, as captured.
+  private(set) var currentFrame: CapturedFrame?
+
+  init(source: any FrameSource, pipeline: FramePipeline, live: Bool) {
+    self.source = source
+    self.pipeline = pipeline
+    mailbox = live ? LatestFrameMailbox(source: source) : nil
+  }
+
+  var isLive: Bool { mailbox != nil }
+
+  var sourceInfo: SourceInfo { source.info }
+
+  var resultFields: JSONObject {
+    JSONObject([
+      ("frames_skipped", .integer(Int64(counters.skipped))),
+      ("frames_dropped", .integer(Int64(counters.dropped))),
+    ])
+  }
+
+  /// Keeps the images of the frame being processed in `folder` (ctx.capture).
+  func capture(_ name: String, into folder: ArtifactFolder) throws(WorkbenchError) -> CaptureFiles {
+    try folder.capture(
+      name, frame: currentFrame, decoded: pipeline.lastDecoded, estimators: pipeline.estimators)
+  }
+
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? {
+    while true {
+      let captured: CapturedFrame?
+      do {
+        if let mailbox {
+          let (frame, dropped) = try mailbox.take()
+          if dropped > 0, let frame {
+            counters.dropped += dropped
+            note(.dropped(count: dropped, total: counters.dropped, t: frame.t, index: frame.index))
+          }
+          captured = frame
+        } else {
+          captured = try source.next()
+        }
+      } catch {
+        if error.kind == .disconnected { counters.cameraLost = true }
+        throw FrameInput.workbenchError(error)
+      }
+      guard let captured else { return nil }
+      switch pipeline.measure(captured) {
+      case .measured(let measurements):
+        currentFrame = captured
+        return measurements
+      case .skipped(let reason):
+        counters.skipped += 1
+        note(.skipped(index: captured.index, t: captured.t, reason: reason))
+      }
+    }
+  }
+
+  var description: JSONObject {
+    let info = source.info
+    var object = JSONObject([("kind", .string(info.kind)), ("name", .string(info.name))])
+    if let width = info.width { object["width"] = .integer(Int64(width)) }
+    if let height = info.height { object["height"] = .integer(Int64(height)) }
+    if let fps = info.fps { object["fps"] = .number(fps) }
+    object["estimators"] = .array(pipeline.estimators.map { .string($0.descriptor.name) })
+    return object
+  }
+
+  func close() {
+    mailbox?.stop()
+    source.close()
+  }
+
+  static func workbenchError(_ error: CaptureError) -> WorkbenchError {
+    WorkbenchError(.input, error.message, at: SourceLocation(file: error.source), help: error.help)
+  }
+}

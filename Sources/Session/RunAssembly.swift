@@ -1,0 +1,200 @@
+import Capture
+import CardEstimation
+import Diagnostics
+import Estimators
+import FaceEstimation
+import Flows
+import Foundation
+import JSONCore
+import Logging
+import Measurements
+import Settings
+
+/// How a run is put together: which estimators it has and needs, which
+/// license features that takes, and which outputs clash.
+public enum RunAssembly {
+  /// The estimators a run of `flow` can use (``availableEstimators(_:settings:wanted:logger:)``).
+  static func availableEstimators(_ flow: LoadedFlow, logger: Logger) -> [any Estimator] {
+    availableEstimators(flow.home, settings: flow.settings, wanted: flow.declaredNeeds, logger: logger)
+  }
+
+  /// Built-in estimators, then the plugins' (a plugin that cannot load is
+  /// skipped with a warning; the run goes on).
+  ///
+  /// The face estimator is among them when its backend is installed, or
+  /// when the flow reads face measurements (then a missing backend is an
+  /// error that names the command that installs it); a flow that does not
+  /// say what it reads runs without it when it is not installed.
+  public static func availableEstimators(
+    _ home: WorkbenchHome, settings: ResolvedSettings? = nil, wanted: [String]? = nil, logger: Logger
+  ) -> [any Estimator] {
+    let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    for report in reports {
+      if case .skipped = report.outcome { logger.warning("plugin \(report)") }
+    }
+    var face: [any Estimator] = []
+    let options = FaceEstimators.options(home: home.root, settings: settings)
+    let readsFace = (wanted ?? []).contains { $0 == "face" || $0.hasPrefix("face.") }
+    if readsFace || FaceEstimators.isInstalled(options) {
+      do {
+        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).map { estimator in
+          (estimator as? FaceEstimator).map { FaceCaptureEstimator($0) } ?? estimator
+        }
+      } catch {
+        logger.warning("\(error)\(error.help.map { " (\($0))" } ?? "")")
+      }
+    } else {
+      logger.debug("the face estimator is not installed (\(FaceEstimators.installCommand)); runs go on without it")
+    }
+    let card = CardEstimatorSetup.make(
+      settings: settings, face: FaceEstimators.isInstalled(options) ? options : nil, logger: logger)
+    return BuiltinEstimators.all() + card + face + plugins
+  }
+
+  /// The license features a run needs: `card` and `face` when the flow
+  /// reads those measurements or runs their estimators, `plugins` when a
+  /// plugin's estimator runs, `record` when it keeps frames. Sorted.
+  public static func requiredFeatures(flowNeeds: [String], estimators: [any Estimator], recording: Bool)
+    -> [String]
+  {
+    var features = Set<String>()
+    func group(_ path: String) -> String? {
+      let head = path.split(separator: ".", maxSplits: 1).first.map(String.init) ?? path
+      return head == "card" || head == "face" ? head : nil
+    }
+    for path in flowNeeds {
+      if let feature = group(path) { features.insert(feature) }
+    }
+    for estimator in estimators {
+      let descriptor = estimator.descriptor
+      if descriptor.origin != "built-in" { features.insert("plugins") }
+      for path in descriptor.provides {
+        if let feature = group(path) { features.insert(feature) }
+      }
+    }
+    if recording { features.insert("record") }
+    return features.sorted()
+  }
+
+  /// The estimators a run with these wanted measurements would run; empty
+  /// when they cannot be arranged (opening the input reports why).
+  static func chosenEstimators(_ available: [any Estimator], wanted: [String]?) -> [any Estimator] {
+    (try? EstimatorGraph(available: available, wanted: wanted))?.ordered ?? []
+  }
+
+  /// The estimators the flow's steps read, in order, prepared on `schema`.
+  static func pipeline(
+    for flow: LoadedFlow, available: [any Estimator], schema: MeasurementSchema, logger: Logger
+  ) throws(WorkbenchError) -> FramePipeline {
+    do {
+      let graph = try EstimatorGraph(available: available, wanted: flow.needs)
+      let pipeline = try FramePipeline(graph: graph, schema: schema)
+      let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
+      if !unprovided.isEmpty {
+        logger.warning(
+          "the flow reads \(unprovided.joined(separator: ", ")), which no estimator provides: those measurements stay empty (is a plugin missing? 'workbench estimators' lists what there is)"
+        )
+      }
+      return pipeline
+    } catch {
+      throw WorkbenchError(.usage, error.description, help: error.help)
+    }
+  }
+
+  /// `--record`'s output for frames from `source`.
+  static func recording(
+    _ path: String, options: RunOptions, source: SourceInfo, schema: MeasurementSchema,
+    available: [any Estimator], logger: Logger
+  ) -> RecordingOutput {
+    let policy = options.recordPolicy
+    let recorder = FrameRecorder(
+      path: path, fps: source.fps ?? 30, deviceInfo: source.details.merging(["device": source.name]) { a, _ in a },
+      deferred: policy == .failed || policy == .passed)
+    if policy == .detections,
+      EstimatorGraph.unprovided(["face.count", "card.found"], available: available).count == 2
+    {
+      logger.warning(
+        "--record-policy detections keeps frames where face.count > 0 or card.found is true, and no estimator provides either: nothing will be recorded"
+      )
+    }
+    return RecordingOutput(recorder: recorder, policy: policy, schema: schema)
+  }
+
+  /// Why `--record` cannot be honoured, found before anything runs.
+  static func recordProblem(_ options: RunOptions) -> WorkbenchError? {
+    guard let record = options.recordPath else { return nil }
+    if case .file(let path) = options.input, InputSpec.isTrace(path) {
+      return WorkbenchError(
+        .usage, "--record keeps frames, and a measurement trace has none", at: SourceLocation(file: record),
+        help: "record from a recording or a camera, or keep the measurements with --trace-out")
+    }
+    do {
+      try FrameRecorder.checkWritable(record)
+    } catch {
+      return WorkbenchError(.usage, error.message, at: SourceLocation(file: record), help: error.help)
+    }
+    return nil
+  }
+
+  /// Two outputs, or an output and the input, on one path would destroy
+  /// each other.
+  static func outputClash(_ options: RunOptions) -> Diagnostic? {
+    // Inputs first, then outputs: every pair that includes an output is checked.
+    let inputPath: String
+    if case .file(let path) = options.input { inputPath = path } else { inputPath = "-" }
+    let files: [(name: String, path: String)] = [
+      ("--input", inputPath), ("the flow", options.flow.flowPath),
+      ("--events", options.eventsPath ?? "-"), ("--trace-out", options.traceOutPath ?? "-"),
+      ("--record", options.recordPath ?? "-"),
+    ]
+    for later in 2..<files.count where files[later].path != "-" {
+      for earlier in 0..<later where FileIdentity.same(files[earlier].path, files[later].path) {
+        return Diagnostic(
+          "\(files[later].name) would overwrite \(files[earlier].name)", at: SourceLocation(file: files[later].path),
+          help: "give each output a path of its own")
+      }
+    }
+    return nil
+  }
+}
+
+/// Why a run ended before or outside its flow, as its result record says.
+enum ResultReason: String {
+  case outputError = "output_error"
+  case flowNotLoaded = "script_error"
+  case interrupted
+  case licenseError = "license_error"
+  case inputError = "input_error"
+  case usageError = "usage_error"
+
+  var code: Int64 {
+    switch self {
+    case .outputError, .flowNotLoaded, .usageError: return -2
+    case .interrupted: return -130
+    case .licenseError: return -3
+    case .inputError: return -4
+    }
+  }
+
+  var message: String {
+    switch self {
+    case .outputError: return "an output could not be written"
+    case .flowNotLoaded: return "the flow could not be loaded"
+    case .interrupted: return "interrupted"
+    case .licenseError: return "the license does not allow this run"
+    case .inputError: return "the input could not be read"
+    case .usageError: return "the run could not start"
+    }
+  }
+
+  /// The result record's fields.
+  func engineResult(error: WorkbenchError) -> JSONObject {
+    var fields = JSONObject()
+    fields["success"] = .bool(false)
+    fields["code"] = .integer(code)
+    fields["reason"] = .string(rawValue)
+    fields["message"] = .string(message)
+    fields["error"] = .string(error.summary)
+    return fields
+  }
+}

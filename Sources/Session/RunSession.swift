@@ -1,0 +1,443 @@
+import Capture
+import Diagnostics
+import Estimators
+import Flows
+import Foundation
+import JSONCore
+import Logging
+import Measurements
+import Reporting
+import Scripting
+import Settings
+
+/// One run of a flow over an input, and the one object that drives it: the
+/// command line, the QA runner and anything else that runs a flow open it,
+/// feed it frame by frame, may pause, resume or restart it, and close it.
+///
+///     let session = RunSession(options, logger: logger)
+///     session.addEventSink(mySink)           // before open
+///     if session.open() { while session.step() {} }
+///     let outcome = session.close()          // every output complete
+///
+/// Outputs are sinks registered on it (``addEventSink(_:)``,
+/// ``addOutput(_:)``); QA faults wrap its input (``wrapFrameSource(_:)``,
+/// ``wrapInput(_:)``). Every way a run can end before its flow decides goes
+/// through ``end(_:)``.
+public final class RunSession {
+  /// Opens frame sources; tests give a scripted camera here.
+  public typealias SourceOpener = (InputSpec, Double?) throws(WorkbenchError) -> (any FrameSource, live: Bool)
+
+  public enum State: Sendable, Equatable {
+    case created
+    case running
+    /// No frame reaches the flow and its clock stands still.
+    case paused
+    /// The run has a result; only ``close()`` is left.
+    case ended
+    case closed
+  }
+
+  public let options: RunOptions
+  public private(set) var state = State.created
+  /// The flow, once loaded (a restart loads it again).
+  public private(set) var flow: LoadedFlow?
+  /// Called once the flow has loaded, before the input opens, with the
+  /// license features the run needs (what it measures: card, face).
+  public var onFlowLoaded: ((LoadedFlow, [String]) -> Void)?
+
+  private let logger: Logger
+  private let openFrames: SourceOpener
+  private let sinks = FanOutEventSink()
+  private let schema = MeasurementSchema()
+  private var registeredOutputs: [any RunOutput] = []
+  private var frameSourceWrappers: [(any FrameSource) -> any FrameSource] = []
+  private var inputWrappers: [(any MeasurementInput, MeasurementSchema) -> any MeasurementInput] = []
+  private var eventsToStandardOutput = false
+  private var statusLine: StatusLineOutput?
+  private var recording: RecordingOutput?
+  private var artifacts: ArtifactsOutput?
+  private var trace: TraceOutput?
+  private var runner: FlowRunner?
+  private var input: (any MeasurementInput)?
+  private var frameInput: FrameInput?
+  private var pipeline: FramePipeline?
+  private var pacer: RealtimePacer?
+  private var clock = PauseClock()
+  /// The outcome of a run that ended before its flow ran.
+  private var earlyOutcome: RunOutcome?
+  private var problems: [Diagnostic] = []
+  private var closedOutcome: RunOutcome?
+
+  public init(_ options: RunOptions, logger: Logger, openFrames: @escaping SourceOpener = FrameSources.open) {
+    self.options = options
+    self.logger = logger
+    self.openFrames = openFrames
+  }
+
+  /// One whole run: open, every frame, close.
+  public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
+    RunSession(options, logger: logger).run()
+  }
+
+  public func run() -> RunOutcome {
+    if open() {
+      while step() {}
+    }
+    return close()
+  }
+
+  // MARK: Registration (before open)
+
+  /// Also gets every event of the run.
+  public func addEventSink(_ sink: any EventSink) { sinks.add(sink) }
+
+  /// Also sees every frame the flow processed, and is completed at close.
+  public func addOutput(_ output: any RunOutput) { registeredOutputs.append(output) }
+
+  /// Wraps the recording or camera (to inject faults into its frames).
+  public func wrapFrameSource(_ wrap: @escaping (any FrameSource) -> any FrameSource) {
+    frameSourceWrappers.append(wrap)
+  }
+
+  /// Wraps the measurements the flow gets (to change, drop or repeat frames).
+  public func wrapInput(_ wrap: @escaping (any MeasurementInput, MeasurementSchema) -> any MeasurementInput) {
+    inputWrappers.append(wrap)
+  }
+
+  // MARK: Lifecycle
+
+  /// Opens the outputs, loads the flow, checks the license and opens the
+  /// input. False when the run ended on the way; the events and the outcome
+  /// say why.
+  @discardableResult
+  public func open() -> Bool {
+    precondition(state == .created, "a session opens once")
+    Interrupts.install()
+    state = .running
+    do {
+      try openOutputs()
+    } catch {
+      end(.outputFailed(error))
+      return false
+    }
+    let flow: LoadedFlow
+    do {
+      flow = try FlowLoader.load(options.flow, logger: logger)
+    } catch {
+      end(.flowNotLoaded(error))
+      return false
+    }
+    self.flow = flow
+    let available = isTrace ? [] : RunAssembly.availableEstimators(flow, logger: logger)
+    let features = RunAssembly.requiredFeatures(
+      flowNeeds: flow.declaredNeeds,
+      estimators: isTrace ? [] : RunAssembly.chosenEstimators(available, wanted: flow.needs),
+      recording: options.recordPath != nil)
+    onFlowLoaded?(flow, features)
+    if let licenseCheck = options.licenseCheck {
+      do { try licenseCheck(features) } catch {
+        end(.licenseRefused(error))
+        return false
+      }
+    }
+    runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
+    do {
+      try openInput(flow, available: available)
+    } catch {
+      end(.inputFailed(error))
+      return false
+    }
+    return true
+  }
+
+  /// Gives the next frame to the flow. False once the run is over. While
+  /// paused, a camera's frames are taken and thrown away, and a recording
+  /// is not read (the call waits a moment).
+  @discardableResult
+  public func step() -> Bool {
+    guard state == .running || state == .paused, let runner, let input else { return false }
+    if Interrupts.pending {
+      end(.interrupted(Interrupts.signalName))
+      return false
+    }
+    if state == .paused { return stepWhilePaused(input) }
+    let next: MeasurementFrame?
+    do {
+      next = try input.next(note: runner.note)
+    } catch {
+      end(.inputFailed(error))
+      return false
+    }
+    guard var frame = next else {
+      end(Interrupts.pending ? .interrupted(Interrupts.signalName) : .endOfInput)
+      return false
+    }
+    pacer?.wait(until: frame.t)
+    if Interrupts.pending {
+      end(.interrupted(Interrupts.signalName))
+      return false
+    }
+    frame.t = clock.flowTime(frame.t)
+    runner.process(frame)
+    let captured = frameInput?.currentFrame
+    for output in outputs { output.frameProcessed(frame, captured: captured) }
+    if runner.isFinished { state = .ended }
+    return !runner.isFinished
+  }
+
+  /// Stops giving frames to the flow; its timers stand still until ``resume()``.
+  public func pause() {
+    guard state == .running, let runner else { return }
+    state = .paused
+    runner.control("pause")
+  }
+
+  public func resume() {
+    guard state == .paused, let runner else { return }
+    state = .running
+    if input?.isLive == true { clock.resumeLive() }
+    pacer?.reset()
+    runner.control("resume")
+  }
+
+  /// Starts the flow over: loaded again from its file (with `flowOptions`,
+  /// or the run's own), on the same input (a recording from its start, a
+  /// camera from its next frame). A flow that does not load throws, and the
+  /// run goes on as it was.
+  public func restart(with flowOptions: FlowOptions? = nil) throws(WorkbenchError) {
+    guard state == .running || state == .paused || state == .ended, runner != nil else { return }
+    let flow = try FlowLoader.load(flowOptions ?? options.flow, logger: logger)
+    runner?.control("restart")
+    if input?.isLive != true {
+      input?.close()
+      if let pipeline {
+        input = wrapped(try openFrameInput(pipeline))
+      } else if case .file(let path) = options.input {
+        input = wrapped(try TraceInput(path: path, schema: schema))
+      }
+    }
+    let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
+    self.flow = flow
+    self.runner = runner
+    attach(runner, to: flow)
+    clock = PauseClock()
+    pacer?.reset()
+    state = .running
+  }
+
+  /// Ends the run now, for `ending`, unless it has ended already: the one
+  /// path of every ending that is not the flow's own.
+  public func end(_ ending: RunEnding) {
+    guard state != .ended, state != .closed else { return }
+    state = .ended
+    if let runner {
+      finishRunner(runner, ending)
+    } else {
+      earlyOutcome = engineEnding(ending)
+    }
+  }
+
+  /// Ends the run if it is still going (reason `closed`, or `interrupted`
+  /// after Ctrl-C), closes the input and completes every output and sink.
+  /// Safe to call again: it returns the same outcome.
+  @discardableResult
+  public func close() -> RunOutcome {
+    if let closedOutcome { return closedOutcome }
+    if state == .created { state = .running }
+    end(Interrupts.pending ? .interrupted(Interrupts.signalName) : .closed)
+    input?.close()
+    var outcome = earlyOutcome ?? runOutcome()
+    let finished = FinishedRun(
+      options: options, flow: flow, result: runner?.result, startT: runner?.startT, lastT: runner?.lastT ?? 0)
+    for output in outputs {
+      do { try output.finish(finished) } catch { outcome.fail(with: error.diagnostics) }
+    }
+    do { try sinks.finish() } catch { outcome.fail(with: error.diagnostics) }
+    if let flow { logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes") }
+    state = .closed
+    closedOutcome = outcome
+    return outcome
+  }
+
+  // MARK: Parts
+
+  private var isTrace: Bool {
+    if case .file(let path) = options.input { return InputSpec.isTrace(path) }
+    return false
+  }
+
+  /// The built-in outputs first, in the order they complete (the recording
+  /// before the signature that covers it), then the registered ones.
+  private var outputs: [any RunOutput] {
+    let builtIn: [(any RunOutput)?] = [statusLine, recording, artifacts, trace]
+    return builtIn.compactMap { $0 } + registeredOutputs
+  }
+
+  /// Outputs are opened before anything runs: a bad path is reported at
+  /// once, and the events file still ends with a result.
+  private func openOutputs() throws(WorkbenchError) {
+    if let clash = RunAssembly.outputClash(options) { throw WorkbenchError(.usage, [clash]) }
+    if let path = options.eventsPath {
+      let sink = try JSONLinesEventSink(path: path)
+      eventsToStandardOutput = sink.writesToStandardOutput
+      sinks.add(sink)
+    }
+    if let path = options.artifactsPath { artifacts = ArtifactsOutput(try ArtifactFolder(path: path), logger: logger) }
+    if let problem = RunAssembly.recordProblem(options) { throw problem }
+    if let path = options.traceOutPath {
+      trace = try TraceOutput(path: path, schema: schema, flowPath: options.flow.flowPath, source: options.input.name)
+    }
+    if options.showStatusLine && StatusLine.isAvailable {
+      let line = StatusLine()
+      sinks.add(line)
+      statusLine = StatusLineOutput(line)
+    }
+  }
+
+  /// Opens the trace, or the recording or camera with the estimators the
+  /// flow's steps read, and wraps it as registered.
+  private func openInput(_ flow: LoadedFlow, available: [any Estimator]) throws(WorkbenchError) {
+    guard let runner else { return }
+    var opened: any MeasurementInput
+    if case .file(let path) = options.input, InputSpec.isTrace(path) {
+      opened = try TraceInput(path: path, schema: schema)
+    } else {
+      let pipeline = try RunAssembly.pipeline(for: flow, available: available, schema: schema, logger: logger)
+      self.pipeline = pipeline
+      let frames = try openFrameInput(pipeline)
+      if let record = options.recordPath {
+        recording = RunAssembly.recording(
+          record, options: options, source: frames.sourceInfo, schema: schema, available: available, logger: logger)
+      }
+      opened = frames
+    }
+    input = wrapped(opened)
+    attach(runner, to: flow)
+    pacer = options.realtime ? RealtimePacer() : nil
+  }
+
+  private func openFrameInput(_ pipeline: FramePipeline) throws(WorkbenchError) -> FrameInput {
+    var (source, live) = try openFrames(options.input, options.recordingFPS)
+    for wrap in frameSourceWrappers { source = wrap(source) }
+    let frames = FrameInput(source: source, pipeline: pipeline, live: live)
+    frameInput = frames
+    return frames
+  }
+
+  private func wrapped(_ base: any MeasurementInput) -> any MeasurementInput {
+    var input = base
+    for wrap in inputWrappers { input = wrap(input, schema) }
+    return input
+  }
+
+  /// What the runner reports of the input, and where captures go.
+  private func attach(_ runner: FlowRunner, to flow: LoadedFlow) {
+    guard let input else { return }
+    runner.sessionExtras["input"] = .object(input.description)
+    runner.resultExtras = { input.resultFields }
+    if let artifacts, let frames = frameInput {
+      flow.capturer = { [unowned artifacts, unowned frames] name in artifacts.capture(name, from: frames) }
+    }
+  }
+
+  private func stepWhilePaused(_ input: any MeasurementInput) -> Bool {
+    guard input.isLive else {
+      usleep(10_000)
+      return true
+    }
+    do {
+      guard try input.next(note: { _ in }) != nil else {
+        end(Interrupts.pending ? .interrupted(Interrupts.signalName) : .endOfInput)
+        return false
+      }
+    } catch {
+      end(.inputFailed(error))
+      return false
+    }
+    return true
+  }
+
+  private func finishRunner(_ runner: FlowRunner, _ ending: RunEnding) {
+    switch ending {
+    case .interrupted(let signal):
+      runner.finish(interruptedBy: signal)
+    case .endOfInput:
+      runner.finishAtEndOfInput()
+    case .closed:
+      runner.finishClosed()
+    case .inputFailed(let error), .outputFailed(let error), .flowNotLoaded(let error), .licenseRefused(let error):
+      problems += error.diagnostics
+      if error.status == .input {
+        runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
+      } else {
+        runner.finish(inputError: error, reason: "usage_error", status: error.status)
+      }
+    }
+  }
+
+  /// A run that ended before its flow ran still leaves a result record.
+  private func engineEnding(_ ending: RunEnding) -> RunOutcome {
+    let reason: ResultReason
+    let failure: WorkbenchError
+    switch ending {
+    case .outputFailed(let error): (reason, failure) = (.outputError, error)
+    case .flowNotLoaded(let error):
+      (reason, failure) = (error.status == .interrupted ? .interrupted : .flowNotLoaded, error)
+    case .licenseRefused(let error): (reason, failure) = (.licenseError, error)
+    case .inputFailed(let error): (reason, failure) = (.inputError, error)
+    case .interrupted(let signal):
+      (reason, failure) = (.interrupted, WorkbenchError(.interrupted, "interrupted (\(signal))"))
+    case .endOfInput, .closed:
+      (reason, failure) = (.usageError, WorkbenchError(.usage, "the run ended before its flow was loaded"))
+    }
+    sinks.emit(Event(type: "result", t: 0, frame: 0, fields: reason.engineResult(error: failure)))
+    return RunOutcome(
+      status: reason == .outputError ? .usage : failure.status, result: nil, flowName: flow?.description.name,
+      problems: failure.diagnostics, detail: reason == .flowNotLoaded ? failure.detail : nil,
+      eventsToStandardOutput: eventsToStandardOutput)
+  }
+
+  private func runOutcome() -> RunOutcome {
+    var all = problems
+    if let flow, let scriptError = runner?.lastScriptError {
+      let source = (try? String(contentsOfFile: flow.options.flowPath, encoding: .utf8)) ?? ""
+      all += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
+    }
+    var outcome = RunOutcome(
+      status: runner?.result?.exitStatus ?? .failed, result: runner?.result, flowName: flow?.description.name,
+      problems: all, detail: runner?.lastScriptError?.tracebackText, eventsToStandardOutput: eventsToStandardOutput)
+    outcome.settings = flow?.settings
+    return outcome
+  }
+}
+
+extension RunOutcome {
+  /// An output that could not be completed: its problems are reported, and
+  /// a run that passed exits as an output error all the same.
+  mutating func fail(with diagnostics: [Diagnostic]) {
+    problems += diagnostics
+    if status == .passed { status = .usage }
+  }
+}
+
+/// The flow's clock while a live run is paused: the time that passed is
+/// taken out, so that the flow's timers stand still.
+struct PauseClock {
+  private var offset = 0.0
+  private var rebase = false
+  private var last: Double?
+  private var interval = 0.0
+
+  mutating func resumeLive() { rebase = true }
+
+  mutating func flowTime(_ t: Double) -> Double {
+    if rebase, let last {
+      offset = t - (last + interval)
+      rebase = false
+    }
+    let flowT = offset == 0 ? t : t - offset
+    if let last { interval = flowT - last }
+    last = flowT
+    return flowT
+  }
+}
