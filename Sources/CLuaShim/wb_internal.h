@@ -42,6 +42,8 @@ struct wb_vm {
 
   wb_host_fn host_fn;
   void *host;
+  char function_names[WB_MAX_FUNCTIONS][32];
+  int function_count;
   char *reply;
   size_t reply_length;
   size_t reply_capacity;

@@ -255,20 +255,31 @@ static int native_where(lua_State *L) {
   return 1;
 }
 
+int wb_vm_add_function(wb_vm *vm, const char *name) {
+  size_t length = strlen(name);
+  if (length == 0 || length >= sizeof vm->function_names[0] || vm->function_count >= WB_MAX_FUNCTIONS) return 0;
+  for (int i = 0; i < vm->function_count; i++) {
+    if (strcmp(vm->function_names[i], name) == 0) return 0;
+  }
+  memcpy(vm->function_names[vm->function_count], name, length + 1);
+  return ++vm->function_count;
+}
+
+/* The id of the host function `name`, 0 when the host offers none. */
+static int function_id(const wb_vm *vm, const char *name) {
+  for (int i = 0; i < vm->function_count; i++) {
+    if (strcmp(vm->function_names[i], name) == 0) return i + 1;
+  }
+  return 0;
+}
+
 static void push_native_module(lua_State *L) {
-  static const struct {
-    const char *name;
-    int id;
-  } natives[] = {
-      {"log", WB_NATIVE_LOG},       {"hint", WB_NATIVE_HINT}, {"status", WB_NATIVE_STATUS},
-      {"settings", WB_NATIVE_SETTINGS}, {"text", WB_NATIVE_TEXT}, {"event", WB_NATIVE_EVENT},
-      {"capture", WB_NATIVE_CAPTURE},   {"intermediate", WB_NATIVE_INTERMEDIATE},
-  };
-  lua_createtable(L, 0, 9);
-  for (size_t i = 0; i < sizeof natives / sizeof natives[0]; i++) {
-    lua_pushinteger(L, natives[i].id);
+  wb_vm *vm = wb_vm_from_state(L);
+  lua_createtable(L, 0, vm->function_count + 1);
+  for (int i = 0; i < vm->function_count; i++) {
+    lua_pushinteger(L, i + 1);
     lua_pushcclosure(L, native_function, 1);
-    lua_setfield(L, -2, natives[i].name);
+    lua_setfield(L, -2, vm->function_names[i]);
   }
   lua_pushcfunction(L, native_where);
   lua_setfield(L, -2, "where");
@@ -418,7 +429,9 @@ static int print_to_log(lua_State *L) {
     luaL_addvalue(&buffer);
   }
   luaL_pushresult(&buffer);
-  lua_pushinteger(L, WB_NATIVE_LOG);
+  int log = function_id(wb_vm_from_state(L), "log");
+  if (log == 0) return 0;
+  lua_pushinteger(L, log);
   lua_pushcclosure(L, native_function, 1);
   lua_pushstring(L, "info");
   lua_pushvalue(L, -3);
@@ -954,9 +967,13 @@ static int step_start(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
   int index = (int)lua_tointeger(L, 1);
   double t = lua_tonumber(L, 2);
+  double flow_started_at = lua_tonumber(L, 3);
+  lua_settop(L, 2);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_context);
   lua_pushnumber(L, t);
   lua_setfield(L, -2, "started_at");
+  lua_pushnumber(L, flow_started_at);
+  lua_setfield(L, -2, "flow_started_at");
   lua_pushnumber(L, 0);
   lua_setfield(L, -2, "elapsed");
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_steps);
@@ -970,12 +987,13 @@ static int step_start(lua_State *L) {
   return 0;
 }
 
-wb_status wb_vm_step_start(wb_vm *vm, int index, double t) {
+wb_status wb_vm_step_start(wb_vm *vm, int index, double t, double flow_started_at) {
   clear_error(vm);
   lua_pushcfunction(vm->L, step_start);
   lua_pushinteger(vm->L, index);
   lua_pushnumber(vm->L, t);
-  return protected_call(vm, 2, 0);
+  lua_pushnumber(vm->L, flow_started_at);
+  return protected_call(vm, 3, 0);
 }
 
 wb_status wb_vm_step_frame(wb_vm *vm, int index, double t, int64_t frame, double elapsed,

@@ -6,6 +6,12 @@ import Reporting
 import Scripting
 import Settings
 
+/// What a flow can ask of the host, as `require "wb.native"` offers it
+/// (plugins/wb wraps each for flows: wb.log, ctx.hint, …).
+public enum FlowHostFunctions {
+  public static let names = ["log", "hint", "status", "settings", "text", "event", "capture", "intermediate"]
+}
+
 /// Answers the flow's calls into the host: logging, hints, statuses,
 /// settings and texts. Events are stamped with the frame being processed.
 final class FlowHost: ScriptHost {
@@ -59,15 +65,17 @@ final class FlowHost: ScriptHost {
     return LocalizedText(text: key, language: language)
   }
 
-  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+  var functionNames: [String] { FlowHostFunctions.names }
+
+  func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
     switch function {
-    case .log:
+    case "log":
       let level = Logger.Level(rawValue: arguments.first?.stringValue ?? "info") ?? .info
       let message = arguments.count > 1 ? (arguments[1].stringValue ?? arguments[1].jsonText) : ""
       logger.log(level: level, "\(message)", metadata: ["flow": .string(flowDisplayPath)])
       return nil
 
-    case .hint:
+    case "hint":
       guard let key = arguments.first?.stringValue, !key.isEmpty else {
         throw HostCallFailure("hint(key, params): the key must be a message key string")
       }
@@ -78,7 +86,7 @@ final class FlowHost: ScriptHost {
       emit("hint", fields)
       return nil
 
-    case .status:
+    case "status":
       guard let name = arguments.first?.stringValue, !name.isEmpty else {
         throw HostCallFailure("status(name, fields): the name must be a string such as \"ORTH\"")
       }
@@ -89,7 +97,7 @@ final class FlowHost: ScriptHost {
       emit("status", fields)
       return nil
 
-    case .event:
+    case "event":
       guard let kind = arguments.first?.stringValue, !kind.isEmpty else {
         throw HostCallFailure("event(type, fields): the type must be a string")
       }
@@ -97,7 +105,7 @@ final class FlowHost: ScriptHost {
       emit("flow." + kind, fields)
       return nil
 
-    case .capture:
+    case "capture":
       guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
         throw HostCallFailure(
           "capture(name): the name must be 1 to 64 letters, digits, '_' or '-', such as \"first\"")
@@ -117,7 +125,7 @@ final class FlowHost: ScriptHost {
       captures[name] = .object(record)
       return files.map { LuaLiteral.encode(.object($0.images)) }
 
-    case .intermediate:
+    case "intermediate":
       guard let reason = arguments.first?.stringValue, FlowHost.isSlug(reason) else {
         throw HostCallFailure("intermediate(reason, code, fields): the reason must be a slug such as \"first\"")
       }
@@ -133,17 +141,20 @@ final class FlowHost: ScriptHost {
       emit("intermediate", fields)
       return nil
 
-    case .text:
+    case "text":
       guard let key = arguments.first?.stringValue else {
         throw HostCallFailure("text(key, params): the key must be a message key string")
       }
       let parameters = try parametersArgument(arguments, at: 1, of: "text")
       return LuaLiteral.string(localized(key, parameters: parameters).text)
 
-    case .settings:
+    case "settings":
       let request = arguments.first?.objectValue ?? JSONObject()
       try applySettings(request)
       return LuaLiteral.encode(settings.nested)
+
+    default:
+      throw HostCallFailure("the host has no function '\(function)'")
     }
   }
 

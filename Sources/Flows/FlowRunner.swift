@@ -264,7 +264,7 @@ public final class FlowRunner {
     let timeout = step.timeout ?? defaultStepTimeout
     phase = .running(position: position, startedAt: t, timeout: timeout)
     stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
-    try flow.vm.startStep(order[position] + 1, at: t)
+    try flow.vm.startStep(order[position] + 1, at: t, flowStartedAt: startT ?? t)
   }
 
   private func stepEvent(_ position: Int, state: String, extra: [(String, JSONValue)]) {

@@ -222,9 +222,12 @@ public enum ScenarioRunner {
 
 /// Scenario files may log; everything else of the flow API is not theirs.
 final class ScenarioScriptHost: ScriptHost {
-  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+  // The flow's names, so that a scenario that calls one is told why it cannot.
+  var functionNames: [String] { FlowHostFunctions.names }
+
+  func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
     switch function {
-    case .log: return nil
+    case "log": return nil
     default: throw HostCallFailure("scenario files describe a run; the flow API is not available in them")
     }
   }

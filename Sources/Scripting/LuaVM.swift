@@ -19,17 +19,6 @@ public struct ScriptLimits: Sendable, Equatable {
 }
 
 /// The functions a script can call in the host (through `require "wb.native"`).
-public enum NativeFunction: Int32, Sendable {
-  case log = 1
-  case hint = 2
-  case status = 3
-  case settings = 4
-  case text = 5
-  case event = 6
-  case capture = 7
-  case intermediate = 8
-}
-
 /// A failure the host reports back to the script; it becomes a Lua error at
 /// the flow's line.
 public struct HostCallFailure: Error, Sendable {
@@ -40,7 +29,10 @@ public struct HostCallFailure: Error, Sendable {
 /// Receives calls from Lua. Answers with a Lua expression for the return
 /// values (see `LuaLiteral`), or nil for none.
 public protocol ScriptHost: AnyObject {
-  func call(_ function: NativeFunction, arguments: [JSONValue]) throws(HostCallFailure) -> String?
+  /// The functions scripts find in `require "wb.native"` (at most 32); one
+  /// named "log" also receives `print(...)`.
+  var functionNames: [String] { get }
+  func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String?
 }
 
 /// What a step's update said about the current frame.
@@ -67,6 +59,9 @@ public final class LuaVM {
     }
     vm = created
     box.vm = created
+    for name in host.functionNames where wb_vm_add_function(created, name) > 0 {
+      box.functionNames.append(name)
+    }
   }
 
   deinit { wb_vm_close(vm) }
@@ -170,8 +165,9 @@ public final class LuaVM {
 
   public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
 
-  public func startStep(_ index: Int, at t: Double) throws(ScriptError) {
-    try check(wb_vm_step_start(vm, Int32(index), t))
+  /// Starts step `index` at `t`; `ctx.flow_started_at` is `flowStartedAt`.
+  public func startStep(_ index: Int, at t: Double, flowStartedAt: Double) throws(ScriptError) {
+    try check(wb_vm_step_start(vm, Int32(index), t, flowStartedAt))
   }
 
   /// Refills `m` with the frame's measurements (the first `nodeCount`
@@ -216,10 +212,11 @@ public final class LuaVM {
         buffer.withMemoryRebound(to: CChar.self) { wb_vm_reply(vm, $0.baseAddress, $0.count) }
       }
     }
-    guard let host = box.host, let native = NativeFunction(rawValue: function) else {
+    guard let host = box.host, function >= 1, Int(function) <= box.functionNames.count else {
       reply("the host is gone")
       return 1
     }
+    let name = box.functionNames[Int(function) - 1]
     let bytes = arguments.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
     let parsed: [JSONValue]
     do {
@@ -229,7 +226,7 @@ public final class LuaVM {
       return 1
     }
     do {
-      if let answer = try host.call(native, arguments: parsed) { reply(answer) }
+      if let answer = try host.call(name, arguments: parsed) { reply(answer) }
       return 0
     } catch {
       reply(error.message)
@@ -242,6 +239,8 @@ public final class LuaVM {
 private final class HostBox {
   weak var host: (any ScriptHost)?
   var vm: OpaquePointer?
+  /// By id: the C side numbers the functions from 1 in this order.
+  var functionNames: [String] = []
 }
 
 private let hostTrampoline: wb_host_fn = { hostPointer, function, arguments, length in

@@ -8,7 +8,7 @@ struct HostAndRequireTests {
   @Test("arguments reach the host as JSON and the answer comes back as Lua values")
   func nativeCall() throws {
     let host = RecordingHost()
-    host.answer = { function, _ in function == .settings ? "{ flow = { time_limit = 30 } }, 'second'" : nil }
+    host.answer = { function, _ in function == "settings" ? "{ flow = { time_limit = 30 } }, 'second'" : nil }
     let vm = try makeVM(host: host)
     let error = scriptError(
       vm,
@@ -19,13 +19,31 @@ struct HostAndRequireTests {
       assert(answer.flow.time_limit == 30 and second == "second")
       """)
     #expect(error == nil, "\(String(describing: error))")
-    let status = try #require(host.calls.first { $0.0 == .status })
+    let status = try #require(host.calls.first { $0.0 == "status" })
     #expect(status.1.first == .string("ORTH"))
     let fields = try #require(status.1.last?.objectValue)
     #expect(fields["ratio"] == .number(0.25))
     #expect(fields["ok"] == .bool(true))
     #expect(fields["list"] == .array([.integer(1), .integer(2), .integer(3)]))
     #expect(fields["name"] == .string("x\n\"y\""))
+  }
+
+  @Test("the host's functions are the ones it names: others are not there, and print needs one named log")
+  func functionsByName() throws {
+    let host = RecordingHost()
+    host.functionNames = ["greet", "greet", ""]
+    host.answer = { function, arguments in "'hello ' .. \(arguments.first?.jsonText ?? "nil")" }
+    let vm = try makeVM(host: host)
+    let error = scriptError(
+      vm,
+      """
+      local native = require "wb.native"
+      assert(native.greet("you") == "hello you")
+      assert(native.hint == nil and native.log == nil)
+      print("nobody hears this")
+      """)
+    #expect(error == nil, "\(String(describing: error))")
+    #expect(host.calls.map(\.0) == ["greet"])
   }
 
   @Test("a host failure becomes a Lua error at the script's line")

@@ -66,7 +66,7 @@ struct SandboxTests {
     let vm = try makeVM(host: host)
     #expect(scriptError(vm, "print('hello', 42, nil)") == nil)
     #expect(host.calls.count == 1)
-    #expect(host.calls.first?.0 == .log)
+    #expect(host.calls.first?.0 == "log")
     #expect(host.calls.first?.1 == [.string("info"), .string("hello\t42\tnil")])
   }
 

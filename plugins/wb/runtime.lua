@@ -146,7 +146,6 @@ function runtime.prepare(flow)
     -- sub-step) is more specific and comes after.
     step.start = function(self, context)
       context.clear_hint()
-      context.flow_started_at = context.flow_started_at or context.started_at
       if self.hint then context.step_hint(self.hint, self.hint_params) end
       if user_start then user_start(self, context) end
     end

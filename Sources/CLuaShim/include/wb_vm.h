@@ -53,7 +53,8 @@ typedef struct wb_error {
 } wb_error;
 
 /*
- * Host callback. `function_id` names the native function the script called,
+ * Host callback. `function_id` is the id wb_vm_add_function gave the native
+ * function the script called,
  * `args_json` is a JSON array of its arguments. Reply with wb_vm_reply (a Lua
  * expression giving the return values, e.g. "true", "{a=1}", "" for none)
  * and return 0, or with wb_vm_reply and return non-zero to raise the reply
@@ -61,19 +62,15 @@ typedef struct wb_error {
  */
 typedef int (*wb_host_fn)(void *host, int function_id, const char *args_json, size_t args_len);
 
-/* Native function ids exposed to Lua in the table returned by require "wb.native". */
-enum {
-  WB_NATIVE_LOG = 1,
-  WB_NATIVE_HINT = 2,
-  WB_NATIVE_STATUS = 3,
-  WB_NATIVE_SETTINGS = 4,
-  WB_NATIVE_TEXT = 5,
-  WB_NATIVE_EVENT = 6,
-  WB_NATIVE_CAPTURE = 7,
-  WB_NATIVE_INTERMEDIATE = 8,
-};
-
 wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
+
+/* Offers a host function to scripts, as a field of the table require
+   "wb.native" returns; a function named "log" also receives print(...).
+   Returns its id (1, 2, ...), or 0 when the name is empty, too long (over
+   31 bytes), already taken, or there are WB_MAX_FUNCTIONS already. Add them
+   before the first script runs. */
+enum { WB_MAX_FUNCTIONS = 32 };
+int wb_vm_add_function(wb_vm *vm, const char *name);
 void wb_vm_close(wb_vm *vm);
 void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits);
 
@@ -141,7 +138,7 @@ typedef enum wb_step_outcome {
 } wb_step_outcome;
 
 /* Calls step `index` (1-based) start(self, ctx) with ctx.started_at = t. */
-wb_status wb_vm_step_start(wb_vm *vm, int index, double t);
+wb_status wb_vm_step_start(wb_vm *vm, int index, double t, double flow_started_at);
 
 /*
  * Refills the reused measurement table `m` from `slots` (one per schema
