@@ -180,7 +180,7 @@ public final class RunSession {
     frame.t = clock.flowTime(frame.t)
     runner.process(frame)
     let captured = frameInput?.currentFrame
-    for output in outputs { output.frameProcessed(frame, captured: captured) }
+    for output in frameOutputs { output.frameProcessed(frame, captured: captured) }
     if runner.isFinished { state = .ended }
     return !runner.isFinished
   }
@@ -207,14 +207,18 @@ public final class RunSession {
   public func restart(with flowOptions: FlowOptions? = nil) throws(WorkbenchError) {
     guard state == .running || state == .paused || state == .ended, runner != nil else { return }
     let flow = try FlowLoader.load(flowOptions ?? options.flow, logger: logger)
-    runner?.control("restart")
+    var reopened: (any MeasurementInput)?
     if input?.isLive != true {
-      input?.close()
       if let pipeline {
-        input = wrapped(try openFrameInput(pipeline))
+        reopened = wrapped(try openFrameInput(pipeline))
       } else if case .file(let path) = options.input {
-        input = wrapped(try TraceInput(path: path, schema: schema))
+        reopened = wrapped(try TraceInput(path: path, schema: schema))
       }
+    }
+    runner?.control("restart")
+    if let reopened {
+      input?.close()
+      input = reopened
     }
     let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
     self.flow = flow
@@ -273,6 +277,10 @@ public final class RunSession {
     return builtIn.compactMap { $0 } + registeredOutputs
   }
 
+  /// ``outputs`` as the frame loop reads them, made once the input is open
+  /// so that no frame builds the list.
+  private var frameOutputs: [any RunOutput] = []
+
   /// Outputs are opened before anything runs: a bad path is reported at
   /// once, and the events file still ends with a result.
   private func openOutputs() throws(WorkbenchError) {
@@ -312,6 +320,7 @@ public final class RunSession {
       opened = frames
     }
     input = wrapped(opened)
+    frameOutputs = outputs
     attach(runner, to: flow)
     pacer = options.realtime ? RealtimePacer() : nil
   }
