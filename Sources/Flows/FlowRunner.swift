@@ -280,25 +280,21 @@ public final class FlowRunner {
   // MARK: Endings
 
   /// The input ended (or the caller stops); ends the run if it is still going.
-  public func finishAtEndOfInput() {
-    guard result == nil else { return }
-    if startT == nil { begin(t: 0, frame: 0) }
-    if case .running(let position, _, _) = phase {
-      stepEvent(position, state: "failed", extra: [("reason", .string("end_of_input"))])
-    }
-    phase = .finished
-    finishFlow(success: false, reason: "end_of_input", code: nil)
-  }
+  public func finishAtEndOfInput() { finishEarly(reason: "end_of_input") }
 
   /// Whoever drives the run closed it before the flow finished.
-  public func finishClosed() {
+  public func finishClosed() { finishEarly(reason: "closed") }
+
+  /// Ends a run the flow did not end: the running step fails for `reason`,
+  /// and so does the flow (its codes and on_finish apply).
+  private func finishEarly(reason: String) {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
     if case .running(let position, _, _) = phase {
-      stepEvent(position, state: "failed", extra: [("reason", .string("closed"))])
+      stepEvent(position, state: "failed", extra: [("reason", .string(reason))])
     }
     phase = .finished
-    finishFlow(success: false, reason: "closed", code: nil)
+    finishFlow(success: false, reason: reason, code: nil)
   }
 
   public func finish(interruptedBy signal: String) {
