@@ -28,8 +28,8 @@ local function eyes(m)
   return math.min(face.ear_left, face.ear_right)
 end
 
--- A step written as a plain function: exactly one face before anything else.
-local function one_face(m, ctx)
+-- A step's update as a plain function: exactly one face before anything else.
+local function one_face(_, m, ctx)
   local count = m.face and m.face.count or 0
   if count == 1 then
     ctx.status("FACE_FOUND")
@@ -44,7 +44,7 @@ return wb.flow {
   time_limit = 20,
   messages = { "face.not_found", "face.multiple" },
   steps = {
-    wb.step("one face", one_face),
+    wb.step { name = "one face", needs = { "face.count" }, update = one_face },
     wb.range { name = "face front-on", field = "face.yaw", min = -S.liveness.front_yaw,
                max = S.liveness.front_yaw, hold_ms = 300, hint = "face.look_straight" },
     wb.sequence { name = "blink", hint = "face.blink",

@@ -62,8 +62,7 @@ struct wb_vm {
   int ref_measurements; /* the reused table m */
   int ref_node_tables;  /* node id + 1 -> cached table */
   int ref_node_keys;    /* node id + 1 -> key */
-  int ref_steps;
-  int ref_context;
+  int ref_driver;
 
   /* Last error. */
   wb_error error;

@@ -555,8 +555,7 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
   vm->host_fn = host_fn;
   vm->host = host;
   vm->ref_flow = LUA_NOREF;
-  vm->ref_steps = LUA_NOREF;
-  vm->ref_context = LUA_NOREF;
+  vm->ref_driver = LUA_NOREF;
   clear_error(vm);
   /* No cap while the standard libraries open: they are the host's. */
   size_t cap = vm->limits.memory_limit;
@@ -752,38 +751,48 @@ static int native_function(lua_State *L) {
   return lua_gettop(L) - base;
 }
 
-/* ---- flow preparation --------------------------------------------------- */
+/* ---- the driver ---------------------------------------------------------- */
 
-static int prepare_flow(lua_State *L) {
+typedef struct driver_open {
+  const char *module;
+  const char *function;
+} driver_open;
+
+static int open_driver(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
+  const driver_open *open = lua_touserdata(L, 1);
+  lua_settop(L, 0);
   lua_getglobal(L, "require");
-  lua_pushliteral(L, "wb.runtime");
+  lua_pushstring(L, open->module);
   lua_call(L, 1, 1);
-  lua_getfield(L, -1, "prepare");
-  if (!lua_isfunction(L, -1)) return luaL_error(L, "wb.runtime has no function 'prepare'");
+  if (!lua_istable(L, -1)) return luaL_error(L, "module '%s' is not a table", open->module);
+  lua_getfield(L, -1, open->function);
+  if (!lua_isfunction(L, -1)) return luaL_error(L, "module '%s' has no function '%s'", open->module, open->function);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_flow);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_measurements);
-  lua_call(L, 2, 3); /* description, steps, context */
-  if (!lua_istable(L, -3) || !lua_istable(L, -2) || !lua_istable(L, -1)) {
-    return luaL_error(L, "wb.runtime.prepare must return a description, the steps and a context");
+  lua_call(L, 2, 2); /* description, driver */
+  if (!lua_istable(L, -2) || !lua_istable(L, -1)) {
+    return luaL_error(L, "%s.%s must return a description and a driver", open->module, open->function);
   }
-  vm->ref_context = luaL_ref(L, LUA_REGISTRYINDEX);
-  vm->ref_steps = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (vm->ref_driver != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_driver);
+  vm->ref_driver = luaL_ref(L, LUA_REGISTRYINDEX);
   wb_json_push(L, -1, 1, 0);
   return 1;
 }
 
-/* Runs `producer` (which leaves one JSON string on the stack) in protected
-   mode and keeps the text in vm->json until the next call. */
-static wb_status keep_json(wb_vm *vm, lua_CFunction producer, const char *missing, const char **json_out,
-                           size_t *json_length) {
+/* Runs `producer` (which leaves one JSON string on the stack; `argument`
+   reaches it as a light userdata) in protected mode and keeps the text in
+   vm->json until the next call. */
+static wb_status keep_json(wb_vm *vm, lua_CFunction producer, void *argument, const char *missing,
+                           const char **json_out, size_t *json_length) {
   clear_error(vm);
   if (vm->ref_flow == LUA_NOREF) {
     set_error(vm, WB_ERR_API, missing, "");
     return WB_ERR_API;
   }
   lua_pushcfunction(vm->L, producer);
-  wb_status status = protected_call(vm, 0, 1);
+  lua_pushlightuserdata(vm->L, argument);
+  wb_status status = protected_call(vm, 1, 1);
   if (status != WB_OK) return status;
   size_t length;
   const char *json = lua_tolstring(vm->L, -1, &length);
@@ -796,8 +805,10 @@ static wb_status keep_json(wb_vm *vm, lua_CFunction producer, const char *missin
   return WB_OK;
 }
 
-wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length) {
-  return keep_json(vm, prepare_flow, "no flow was loaded", json_out, json_length);
+wb_status wb_vm_open_driver(wb_vm *vm, const char *module, const char *function, const char **json_out,
+                            size_t *json_length) {
+  driver_open open = {module, function};
+  return keep_json(vm, open_driver, &open, "no flow was loaded", json_out, json_length);
 }
 
 static int returned_json(lua_State *L) {
@@ -808,22 +819,20 @@ static int returned_json(lua_State *L) {
 }
 
 wb_status wb_vm_returned_json(wb_vm *vm, const char **json_out, size_t *json_length) {
-  return keep_json(vm, returned_json, "no chunk was run", json_out, json_length);
+  return keep_json(vm, returned_json, NULL, "no chunk was run", json_out, json_length);
 }
 
-/* Calls flow[name](flow, ctx, argument) where argument is a Lua expression
-   from the host (or nil). */
-static int call_flow_hook(lua_State *L) {
+/* Calls driver[function](argument) where argument is a Lua expression from
+   the host (or nil). */
+static int call_driver_value(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
   const char *name = lua_tostring(L, 1);
   const char *argument = lua_touserdata(L, 2);
   lua_settop(L, 0);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_flow);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_driver);
   if (!lua_istable(L, 1)) return 0;
   lua_getfield(L, 1, name);
   if (!lua_isfunction(L, 2)) return 0;
-  lua_pushvalue(L, 1);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_context);
   if (argument != NULL) {
     lua_pushfstring(L, "return %s", argument);
     if (luaL_loadbufferx(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=host", "t") != LUA_OK) return lua_error(L);
@@ -832,16 +841,16 @@ static int call_flow_hook(lua_State *L) {
   } else {
     lua_pushnil(L);
   }
-  lua_call(L, 3, 0);
+  lua_call(L, 1, 0);
   return 0;
 }
 
-wb_status wb_vm_call_flow_hook(wb_vm *vm, const char *name, const char *argument_lua) {
+wb_status wb_vm_call_driver_value(wb_vm *vm, const char *function, const char *argument_lua) {
   clear_error(vm);
-  if (vm->ref_flow == LUA_NOREF || vm->ref_context == LUA_NOREF) return WB_OK;
+  if (vm->ref_driver == LUA_NOREF) return WB_OK;
   lua_State *L = vm->L;
-  lua_pushcfunction(L, call_flow_hook);
-  lua_pushstring(L, name);
+  lua_pushcfunction(L, call_driver_value);
+  lua_pushstring(L, function);
   lua_pushlightuserdata(L, (void *)argument_lua);
   return protected_call(vm, 2, 0);
 }
@@ -884,16 +893,7 @@ int wb_vm_schema_add(wb_vm *vm, int parent, const char *key, size_t key_length, 
 
 int wb_vm_schema_count(const wb_vm *vm) { return vm->node_count; }
 
-typedef struct frame_call {
-  int index;
-  double t;
-  int64_t frame;
-  double elapsed;
-  const wb_slot *slots;
-  int slot_count;
-} frame_call;
-
-static void fill_measurements(lua_State *L, wb_vm *vm, const frame_call *call) {
+static void fill_measurements(lua_State *L, wb_vm *vm, const wb_frame *call) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_measurements);
   int m = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_node_tables);
@@ -904,7 +904,7 @@ static void fill_measurements(lua_State *L, wb_vm *vm, const frame_call *call) {
   lua_pushnumber(L, call->t);
   lua_rawset(L, m);
   lua_pushliteral(L, "frame");
-  lua_pushinteger(L, (lua_Integer)call->frame);
+  lua_pushinteger(L, (lua_Integer)call->index);
   lua_rawset(L, m);
 
   int count = call->slot_count < vm->node_count ? call->slot_count : vm->node_count;
@@ -943,98 +943,61 @@ static void fill_measurements(lua_State *L, wb_vm *vm, const frame_call *call) {
   lua_settop(L, m);
 }
 
-static int step_frame(lua_State *L) {
+typedef struct driver_call {
+  const char *function;
+  const wb_frame *frame;
+  const double *numbers;
+  int number_count;
+} driver_call;
+
+static int call_driver(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
-  const frame_call *call = lua_touserdata(L, 1);
+  const driver_call *call = lua_touserdata(L, 1);
   lua_settop(L, 0);
-  fill_measurements(L, vm, call); /* leaves m at index 1 */
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_context);
-  lua_pushliteral(L, "elapsed");
-  lua_pushnumber(L, call->elapsed);
-  lua_rawset(L, 2);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_steps);
-  lua_rawgeti(L, 3, call->index);
-  if (!lua_istable(L, 4)) return luaL_error(L, "no step %d", call->index);
-  lua_getfield(L, 4, "update");
-  lua_pushvalue(L, 4);
-  lua_pushvalue(L, 1);
-  lua_pushvalue(L, 2);
-  lua_call(L, 3, 3);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_driver);
+  if (!lua_istable(L, 1)) return luaL_error(L, "no driver was opened");
+  lua_getfield(L, 1, call->function);
+  if (!lua_isfunction(L, 2)) return luaL_error(L, "the driver has no function '%s'", call->function);
+  int arguments = call->number_count;
+  if (call->frame != NULL) {
+    fill_measurements(L, vm, call->frame); /* pushes m */
+    arguments++;
+  }
+  for (int i = 0; i < call->number_count; i++) lua_pushnumber(L, call->numbers[i]);
+  lua_call(L, arguments, 3);
   return 3;
 }
 
-static int step_start(lua_State *L) {
-  wb_vm *vm = wb_vm_from_state(L);
-  int index = (int)lua_tointeger(L, 1);
-  double t = lua_tonumber(L, 2);
-  double flow_started_at = lua_tonumber(L, 3);
-  lua_settop(L, 2);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_context);
-  lua_pushnumber(L, t);
-  lua_setfield(L, -2, "started_at");
-  lua_pushnumber(L, flow_started_at);
-  lua_setfield(L, -2, "flow_started_at");
-  lua_pushnumber(L, 0);
-  lua_setfield(L, -2, "elapsed");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_steps);
-  lua_rawgeti(L, -1, index);
-  if (!lua_istable(L, -1)) return luaL_error(L, "no step %d", index);
-  lua_getfield(L, -1, "start");
-  if (!lua_isfunction(L, -1)) return 0;
-  lua_pushvalue(L, -2);
-  lua_pushvalue(L, 3);
-  lua_call(L, 2, 0);
-  return 0;
-}
-
-wb_status wb_vm_step_start(wb_vm *vm, int index, double t, double flow_started_at) {
-  clear_error(vm);
-  lua_pushcfunction(vm->L, step_start);
-  lua_pushinteger(vm->L, index);
-  lua_pushnumber(vm->L, t);
-  lua_pushnumber(vm->L, flow_started_at);
-  return protected_call(vm, 3, 0);
-}
-
-wb_status wb_vm_step_frame(wb_vm *vm, int index, double t, int64_t frame, double elapsed,
-                           const wb_slot *slots, int slot_count, int *outcome,
-                           const char **reason_out, int64_t *code_out, int *has_code) {
+wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, const double *numbers,
+                            int number_count, wb_call_result *result) {
   lua_State *L = vm->L;
-  frame_call call = {index, t, frame, elapsed, slots, slot_count};
-  *outcome = WB_STEP_CONTINUE;
-  *reason_out = NULL;
-  *has_code = 0;
-  lua_pushcfunction(L, step_frame);
+  driver_call call = {function, frame, numbers, number_count};
+  result->kind = WB_RESULT_NIL;
+  result->other_type = NULL;
+  result->string = NULL;
+  result->has_integer = 0;
+  clear_error(vm);
+  lua_pushcfunction(L, call_driver);
   lua_pushlightuserdata(L, &call);
   wb_status status = protected_call(vm, 1, 3);
   if (status != WB_OK) return status;
-  /* Results: (true) passes; (false [, reason [, code]]) fails; nil goes on. */
-  int result = lua_type(L, -3);
-  if (result == LUA_TBOOLEAN) {
-    if (lua_toboolean(L, -3)) {
-      *outcome = WB_STEP_PASSED;
-    } else {
-      *outcome = WB_STEP_FAILED;
-      if (lua_type(L, -2) == LUA_TSTRING) {
-        size_t length;
-        const char *reason = lua_tolstring(L, -2, &length);
-        free(vm->reason);
-        vm->reason = duplicate(reason, length);
-        *reason_out = vm->reason;
-      }
-      if (lua_type(L, -1) == LUA_TNUMBER) {
-        *code_out = (int64_t)lua_tointeger(L, -1);
-        *has_code = 1;
-      }
-    }
-  } else if (result != LUA_TNIL) {
-    lua_pop(L, 3);
-    clear_error(vm);
-    char text[160];
-    snprintf(text, sizeof text, "update returned a %s; return true (passed), false, \"reason\" (failed) or nothing",
-             lua_typename(L, result));
-    set_error(vm, WB_ERR_API, text, "");
-    return WB_ERR_API;
+  int first = lua_type(L, -3);
+  if (first == LUA_TBOOLEAN) {
+    result->kind = lua_toboolean(L, -3) ? WB_RESULT_TRUE : WB_RESULT_FALSE;
+  } else if (first != LUA_TNIL) {
+    result->kind = WB_RESULT_OTHER;
+    result->other_type = lua_typename(L, first);
+  }
+  if (lua_type(L, -2) == LUA_TSTRING) {
+    size_t length;
+    const char *text = lua_tolstring(L, -2, &length);
+    free(vm->reason);
+    vm->reason = duplicate(text, length);
+    result->string = vm->reason;
+  }
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    result->integer = (int64_t)lua_tointeger(L, -1);
+    result->has_integer = 1;
   }
   lua_pop(L, 3);
   return WB_OK;

@@ -216,7 +216,7 @@ public enum FlowLoader {
     let description: FlowDescription
     do {
       try vm.runFile(path: options.flowPath, chunkName: displayPath)
-      description = FlowDescription(try vm.prepare())
+      description = FlowDescription(try vm.openDriver(module: "wb.runtime", function: "prepare"))
     } catch {
       if error.kind == .interrupted { throw WorkbenchError(.interrupted, "interrupted while loading the flow") }
       let source = (try? String(contentsOfFile: options.flowPath, encoding: .utf8)) ?? ""

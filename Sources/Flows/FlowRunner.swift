@@ -20,6 +20,27 @@ public struct FlowResult: Sendable, Equatable {
   public var error: String?
 }
 
+/// What a step's update said about the current frame.
+enum StepOutcome: Equatable {
+  case continuing
+  case passed
+  case failed(reason: String?, code: Int64?)
+
+  /// `true` passes, `false [, reason [, code]]` fails, nothing goes on;
+  /// anything else is a mistake in the step.
+  init(_ result: DriverResult) throws(ScriptError) {
+    switch result.first {
+    case .none: self = .continuing
+    case .bool(true): self = .passed
+    case .bool(false): self = .failed(reason: result.string, code: result.integer)
+    case .other(let type):
+      throw ScriptError(
+        kind: .apiMisuse,
+        message: "update returned a \(type); return true (passed), false, \"reason\" (failed) or nothing")
+    }
+  }
+}
+
 /// Drives a loaded flow frame by frame: starts steps, enforces timeouts,
 /// the delay between steps and the total time limit, and emits events.
 /// Time comes only from the frames, so a trace always gives the same events.
@@ -218,8 +239,9 @@ public final class FlowRunner {
     if result != nil { return }
     let outcome: StepOutcome
     do {
-      outcome = try flow.vm.stepFrame(
-        stepIndex + 1, measurements: frame, nodeCount: schema.count, elapsed: t - startedAt)
+      outcome = try StepOutcome(
+        flow.vm.callDriver(
+          "frame", measurements: frame, nodeCount: schema.count, Double(stepIndex + 1), t - startedAt))
     } catch  where error.kind == .apiMisuse {
       var named = error
       named.message = "step '\(flow.description.steps[stepIndex].name)': \(error.message)"
@@ -264,7 +286,8 @@ public final class FlowRunner {
     let timeout = step.timeout ?? defaultStepTimeout
     phase = .running(position: position, startedAt: t, timeout: timeout)
     stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
-    try flow.vm.startStep(order[position] + 1, at: t, flowStartedAt: startT ?? t)
+    // The driver's start(index, t, flow_started_at) runs the step's start.
+    _ = try flow.vm.callDriver("start", Double(order[position] + 1), t, startT ?? t)
   }
 
   private func stepEvent(_ position: Int, state: String, extra: [(String, JSONValue)]) {
@@ -364,7 +387,7 @@ public final class FlowRunner {
       argument["code"] = .integer(finalCode)
       argument["reason"] = .string(reason)
       do {
-        try flow.vm.callFlowHook("on_finish", argument: .object(argument))
+        try flow.vm.callDriver("finish", value: .object(argument))
       } catch {
         finish(scriptError: error)
         return

@@ -35,11 +35,19 @@ public protocol ScriptHost: AnyObject {
   func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String?
 }
 
-/// What a step's update said about the current frame.
-public enum StepOutcome: Equatable, Sendable {
-  case continuing
-  case passed
-  case failed(reason: String?, code: Int64?)
+/// What a driver function returned: its first result by kind, a string
+/// second and a whole-number third, when they are those.
+public struct DriverResult: Sendable, Equatable {
+  public enum First: Sendable, Equatable {
+    case none
+    case bool(Bool)
+    /// Another type, by its Lua name ("number", "table", ...).
+    case other(String)
+  }
+
+  public var first: First
+  public var string: String?
+  public var integer: Int64?
 }
 
 /// One Lua state for one flow. Not thread-safe: own it from one thread.
@@ -64,7 +72,10 @@ public final class LuaVM {
     }
   }
 
-  deinit { wb_vm_close(vm) }
+  deinit {
+    wb_vm_close(vm)
+    numbers.deallocate()
+  }
 
   public func addRequireRoot(directory: String, display: String) {
     _ = wb_vm_add_require_root(vm, directory, display)
@@ -73,6 +84,8 @@ public final class LuaVM {
   private var libraryPrefix = ""
   /// The C view of one frame's measurements, refilled in place every frame.
   private let slots = SlotBuffer()
+  /// The numbers of a driver call.
+  private let numbers = UnsafeMutablePointer<Double>.allocate(capacity: 3)
 
   public func setLibraryPrefix(_ prefix: String) {
     libraryPrefix = prefix
@@ -98,10 +111,13 @@ public final class LuaVM {
 
   /// Normalises the kept flow through `wb.runtime.prepare` and returns its
   /// plain description.
-  public func prepare() throws(ScriptError) -> JSONValue {
+  /// Calls `require(module)[function](returned value, m)`, which returns a
+  /// description (given back here) and a driver, whose functions
+  /// ``callDriver(_:measurements:nodeCount:_:_:_:)`` calls.
+  public func openDriver(module: String, function: String) throws(ScriptError) -> JSONValue {
     var json: UnsafePointer<CChar>?
     var length = 0
-    try check(wb_vm_prepare(vm, &json, &length))
+    try check(wb_vm_open_driver(vm, module, function, &json, &length))
     guard let json else { throw ScriptError(kind: .apiMisuse, message: "the flow description is empty") }
     let bytes = Array(UnsafeRawBufferPointer(start: json, count: length))
     do {
@@ -127,13 +143,14 @@ public final class LuaVM {
   }
 
   /// Calls `flow:<name>(ctx, argument)` if the flow defines it.
-  public func callFlowHook(_ name: String, argument: JSONValue?) throws(ScriptError) {
-    let literal = argument.map(LuaLiteral.encode)
+  /// Calls `driver[function](value)`; nothing when the driver has no such function.
+  public func callDriver(_ function: String, value: JSONValue?) throws(ScriptError) {
+    let literal = value.map(LuaLiteral.encode)
     let status: wb_status
     if let literal {
-      status = wb_vm_call_flow_hook(vm, name, literal)
+      status = wb_vm_call_driver_value(vm, function, literal)
     } else {
-      status = wb_vm_call_flow_hook(vm, name, nil)
+      status = wb_vm_call_driver_value(vm, function, nil)
     }
     try check(status)
   }
@@ -165,32 +182,45 @@ public final class LuaVM {
 
   public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
 
-  /// Starts step `index` at `t`; `ctx.flow_started_at` is `flowStartedAt`.
-  public func startStep(_ index: Int, at t: Double, flowStartedAt: Double) throws(ScriptError) {
-    try check(wb_vm_step_start(vm, Int32(index), t, flowStartedAt))
-  }
-
-  /// Refills `m` with the frame's measurements (the first `nodeCount`
-  /// schema nodes) and calls the step's update, in one protected call.
-  public func stepFrame(
-    _ index: Int, measurements: MeasurementFrame, nodeCount: Int, elapsed: Double
-  ) throws(ScriptError) -> StepOutcome {
-    let slotCount = slots.fill(from: measurements, nodeCount: nodeCount)
-    let t = measurements.t
-    let frame = measurements.index
-    var outcome: Int32 = 0
-    var reason: UnsafePointer<CChar>?
-    var code: Int64 = 0
-    var hasCode: Int32 = 0
-    try check(
-      wb_vm_step_frame(
-        vm, Int32(index), t, frame, elapsed, slots.slots, Int32(slotCount), &outcome, &reason, &code, &hasCode))
-    switch outcome {
-    case Int32(WB_STEP_PASSED.rawValue): return .passed
-    case Int32(WB_STEP_FAILED.rawValue):
-      return .failed(reason: reason.map { String(cString: $0) }, code: hasCode != 0 ? code : nil)
-    default: return .continuing
+  /// Calls `driver[function](m, numbers...)` with the reused table `m`
+  /// refilled from the frame's measurements (the first `nodeCount` schema
+  /// nodes), or `driver[function](numbers...)` without a frame, in one
+  /// protected call; no allocation on the way.
+  public func callDriver(
+    _ function: String, measurements: MeasurementFrame? = nil, nodeCount: Int = 0, _ first: Double,
+    _ second: Double? = nil, _ third: Double? = nil
+  ) throws(ScriptError) -> DriverResult {
+    numbers[0] = first
+    var count: Int32 = 1
+    if let second {
+      numbers[1] = second
+      count = 2
+      if let third {
+        numbers[2] = third
+        count = 3
+      }
     }
+    var result = wb_call_result()
+    let status: wb_status
+    if let measurements {
+      // Filling may move the slots to a larger buffer: read the pointer after it.
+      let slotCount = Int32(slots.fill(from: measurements, nodeCount: nodeCount))
+      var frame = wb_frame(slots: slots.slots, slot_count: slotCount, t: measurements.t, index: measurements.index)
+      status = wb_vm_call_driver(vm, function, &frame, numbers, count, &result)
+    } else {
+      status = wb_vm_call_driver(vm, function, nil, numbers, count, &result)
+    }
+    try check(status)
+    let kind: DriverResult.First
+    switch result.kind {
+    case Int32(WB_RESULT_TRUE.rawValue): kind = .bool(true)
+    case Int32(WB_RESULT_FALSE.rawValue): kind = .bool(false)
+    case Int32(WB_RESULT_OTHER.rawValue): kind = .other(result.other_type.map { String(cString: $0) } ?? "value")
+    default: kind = .none
+    }
+    return DriverResult(
+      first: kind, string: result.string.map { String(cString: $0) },
+      integer: result.has_integer != 0 ? result.integer : nil)
   }
 
   public var memoryInUse: Int { wb_vm_memory_in_use(vm) }

@@ -300,6 +300,29 @@ struct CheckTests {
     #expect(report.summary.contains("2 steps"))
   }
 
+  @Test("a frame with more measurements than the slot buffer first holds reaches the flow whole")
+  func manyMeasurements() throws {
+    // 300 fields: the buffer grows on the first frame, which must still be read from the new one.
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "wide", steps = {
+        wb.step { name = "all there", needs = { "probe" }, update = function(self, m)
+          for i = 1, 300 do
+            if m.probe["v" .. i] ~= i then return false, "missing_v" .. i end
+          end
+          return true
+        end },
+      } }
+      """)
+    var script = FrameScript()
+    script.add(1) { _ in
+      Dictionary(uniqueKeysWithValues: (1...300).map { ("probe.v\($0)", MeasurementValue.integer(Int64($0))) })
+    }
+    let record = try run(fixture, script)
+    #expect(record.result?.reason == "passed", "\(String(describing: record.result))")
+  }
+
   @Test("check warns, at its line, of each step that does not say what it reads; the run still works")
   func undeclaredNeeds() throws {
     let fixture = try FlowFixture(

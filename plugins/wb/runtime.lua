@@ -114,8 +114,9 @@ local function make_context()
   return ctx
 end
 
--- prepare(flow) -> description, steps, ctx
+-- prepare(flow) -> description, driver
 function runtime.prepare(flow)
+  local returned = flow
   if type(flow) ~= "table" then
     error("the flow file must return a flow (return wb.flow { ... }), not a " .. type(flow), 0)
   end
@@ -178,7 +179,36 @@ function runtime.prepare(flow)
     }
   end
   problems.raise(0)
-  return description, flow.steps, ctx
+  return description, runtime.driver(returned, flow.steps, ctx)
+end
+
+-- What the host calls while the flow runs. The host keeps the order of
+-- the steps, their timeouts and the result; these only reach into Lua.
+function runtime.driver(flow, steps, ctx)
+  local driver = {}
+
+  -- Step `index` starts at t (ctx.started_at; ctx.flow_started_at is the
+  -- host's start of the flow).
+  function driver.start(index, t, flow_started_at)
+    ctx.started_at, ctx.flow_started_at, ctx.elapsed = t, flow_started_at, 0
+    local step = steps[index]
+    if type(step.start) == "function" then step.start(step, ctx) end
+  end
+
+  -- Step `index` sees frame m: true passes, false [, reason [, code]] fails, nil goes on.
+  function driver.frame(m, index, elapsed)
+    ctx.elapsed = elapsed
+    local step = steps[index]
+    return step.update(step, m, ctx)
+  end
+
+  -- The flow's on_finish(flow, ctx, result), if it has one.
+  function driver.finish(result)
+    local on_finish = type(flow) == "table" and flow.on_finish
+    if type(on_finish) == "function" then on_finish(flow, ctx, result) end
+  end
+
+  return driver
 end
 
 return runtime

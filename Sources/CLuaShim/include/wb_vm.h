@@ -89,17 +89,20 @@ wb_status wb_vm_run_file(wb_vm *vm, const char *path, const char *chunk_name);
 wb_status wb_vm_run_string(wb_vm *vm, const char *code, size_t length, const char *chunk_name);
 
 /*
- * Calls require("wb.runtime").prepare(flow) on the kept flow value. It
- * returns a plain description (serialised to JSON in *json_out, owned by the
- * VM), the steps and the step context, which are kept for wb_vm_step_*.
+ * Calls require(module)[function](value, m) on the kept value and the
+ * reused measurement table. It must return a plain description (serialised
+ * to JSON in *json_out, owned by the VM) and a driver: a table of functions
+ * the host calls with wb_vm_call_driver and wb_vm_call_driver_value.
  */
-wb_status wb_vm_prepare(wb_vm *vm, const char **json_out, size_t *json_length);
+wb_status wb_vm_open_driver(wb_vm *vm, const char *module, const char *function, const char **json_out,
+                            size_t *json_length);
 /* The value the last chunk returned, as JSON (a scenario file's table).
    Functions and other values JSON cannot hold are an error. */
 wb_status wb_vm_returned_json(wb_vm *vm, const char **json_out, size_t *json_length);
 
-/* Calls the kept flow's hook `name` (e.g. "on_finish") if it exists. */
-wb_status wb_vm_call_flow_hook(wb_vm *vm, const char *name, const char *argument_json);
+/* Calls driver[function](value), `value` a Lua expression from the host (or
+   NULL for nil); nothing when there is no driver or no such function. */
+wb_status wb_vm_call_driver_value(wb_vm *vm, const char *function, const char *argument_lua);
 
 /* ---- measurements ------------------------------------------------------ */
 
@@ -130,25 +133,39 @@ typedef struct wb_slot {
 int wb_vm_schema_add(wb_vm *vm, int parent, const char *key, size_t key_length, int64_t index, int is_table);
 int wb_vm_schema_count(const wb_vm *vm);
 
-/* Outcome of one step call. */
-typedef enum wb_step_outcome {
-  WB_STEP_CONTINUE = 0,
-  WB_STEP_PASSED = 1,
-  WB_STEP_FAILED = 2,
-} wb_step_outcome;
+/* One frame of measurements: a slot per schema node, and m.t, m.frame. */
+typedef struct wb_frame {
+  const wb_slot *slots;
+  int32_t slot_count;
+  double t;
+  int64_t index;
+} wb_frame;
 
-/* Calls step `index` (1-based) start(self, ctx) with ctx.started_at = t. */
-wb_status wb_vm_step_start(wb_vm *vm, int index, double t, double flow_started_at);
+/* The first result of a driver call, by kind. */
+typedef enum wb_result_kind {
+  WB_RESULT_NIL = 0,
+  WB_RESULT_TRUE = 1,
+  WB_RESULT_FALSE = 2,
+  WB_RESULT_OTHER = 3,
+} wb_result_kind;
+
+/* Up to three results: the first by kind (with its type name when it is
+   another kind), a string second (owned by the VM, or NULL), a number third. */
+typedef struct wb_call_result {
+  int32_t kind;
+  const char *other_type;
+  const char *string;
+  int64_t integer;
+  int32_t has_integer;
+} wb_call_result;
 
 /*
- * Refills the reused measurement table `m` from `slots` (one per schema
- * node), sets m.t, m.frame and ctx.elapsed, and calls step `index`'s
- * update(self, m, ctx), all inside one protected call. A failing step may
- * give a reason (*reason_out, owned by the VM, or NULL) and a code.
+ * Calls driver[function](m, numbers...) after refilling the reused table m
+ * from `frame`, or driver[function](numbers...) when `frame` is NULL, all in
+ * one protected call.
  */
-wb_status wb_vm_step_frame(wb_vm *vm, int index, double t, int64_t frame, double elapsed,
-                           const wb_slot *slots, int slot_count, int *outcome,
-                           const char **reason_out, int64_t *code_out, int *has_code);
+wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, const double *numbers,
+                            int number_count, wb_call_result *result);
 
 /* ---- host replies and errors ------------------------------------------- */
 
