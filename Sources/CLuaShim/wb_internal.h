@@ -63,6 +63,13 @@ struct wb_vm {
   int ref_node_tables;  /* node id + 1 -> cached table */
   int ref_node_keys;    /* node id + 1 -> key */
   int ref_driver;
+  /* The driver's functions the host called, by name, so that a call per
+     frame does not look its function up by name. */
+  struct {
+    char name[32];
+    int ref;
+  } driver_functions[8];
+  int driver_function_count;
 
   /* Last error. */
   wb_error error;

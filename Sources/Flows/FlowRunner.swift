@@ -241,7 +241,7 @@ public final class FlowRunner {
     do {
       outcome = try StepOutcome(
         flow.vm.callDriver(
-          "frame", measurements: frame, nodeCount: schema.count, Double(stepIndex + 1), t - startedAt))
+          "frame", measurements: frame, nodeCount: schema.count, index: stepIndex + 1, t - startedAt))
     } catch  where error.kind == .apiMisuse {
       var named = error
       named.message = "step '\(flow.description.steps[stepIndex].name)': \(error.message)"
@@ -287,7 +287,7 @@ public final class FlowRunner {
     phase = .running(position: position, startedAt: t, timeout: timeout)
     stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
     // The driver's start(index, t, flow_started_at) runs the step's start.
-    _ = try flow.vm.callDriver("start", Double(order[position] + 1), t, startT ?? t)
+    _ = try flow.vm.callDriver("start", index: order[position] + 1, t, startT ?? t)
   }
 
   private func stepEvent(_ position: Int, state: String, extra: [(String, JSONValue)]) {

@@ -85,7 +85,7 @@ public final class LuaVM {
   /// The C view of one frame's measurements, refilled in place every frame.
   private let slots = SlotBuffer()
   /// The numbers of a driver call.
-  private let numbers = UnsafeMutablePointer<Double>.allocate(capacity: 3)
+  private let numbers = UnsafeMutablePointer<Double>.allocate(capacity: 2)
 
   public func setLibraryPrefix(_ prefix: String) {
     libraryPrefix = prefix
@@ -113,7 +113,7 @@ public final class LuaVM {
   /// plain description.
   /// Calls `require(module)[function](returned value, m)`, which returns a
   /// description (given back here) and a driver, whose functions
-  /// ``callDriver(_:measurements:nodeCount:_:_:_:)`` calls.
+  /// ``callDriver(_:measurements:nodeCount:index:_:_:)`` calls.
   public func openDriver(module: String, function: String) throws(ScriptError) -> JSONValue {
     var json: UnsafePointer<CChar>?
     var length = 0
@@ -182,22 +182,21 @@ public final class LuaVM {
 
   public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
 
-  /// Calls `driver[function](m, numbers...)` with the reused table `m`
-  /// refilled from the frame's measurements (the first `nodeCount` schema
-  /// nodes), or `driver[function](numbers...)` without a frame, in one
-  /// protected call; no allocation on the way.
+  /// Calls `driver[function](m, index, numbers...)` with the reused table
+  /// `m` refilled from the frame's measurements (the first `nodeCount`
+  /// schema nodes), or `driver[function](index, numbers...)` without a frame,
+  /// in one protected call; no allocation on the way.
   public func callDriver(
-    _ function: String, measurements: MeasurementFrame? = nil, nodeCount: Int = 0, _ first: Double,
-    _ second: Double? = nil, _ third: Double? = nil
+    _ function: String, measurements: MeasurementFrame? = nil, nodeCount: Int = 0, index: Int,
+    _ first: Double? = nil, _ second: Double? = nil
   ) throws(ScriptError) -> DriverResult {
-    numbers[0] = first
-    var count: Int32 = 1
-    if let second {
-      numbers[1] = second
-      count = 2
-      if let third {
-        numbers[2] = third
-        count = 3
+    var count: Int32 = 0
+    if let first {
+      numbers[0] = first
+      count = 1
+      if let second {
+        numbers[1] = second
+        count = 2
       }
     }
     var result = wb_call_result()
@@ -206,9 +205,9 @@ public final class LuaVM {
       // Filling may move the slots to a larger buffer: read the pointer after it.
       let slotCount = Int32(slots.fill(from: measurements, nodeCount: nodeCount))
       var frame = wb_frame(slots: slots.slots, slot_count: slotCount, t: measurements.t, index: measurements.index)
-      status = wb_vm_call_driver(vm, function, &frame, numbers, count, &result)
+      status = wb_vm_call_driver(vm, function, &frame, Int64(index), numbers, count, &result)
     } else {
-      status = wb_vm_call_driver(vm, function, nil, numbers, count, &result)
+      status = wb_vm_call_driver(vm, function, nil, Int64(index), numbers, count, &result)
     }
     try check(status)
     let kind: DriverResult.First
