@@ -110,7 +110,7 @@ let package = Package(
       name: "Scenarios",
       dependencies: [
         "Session", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", "SessionReport", "Settings", "Analytics", "Licensing", "Randomness",
+        "CardScenes", "Settings", "Licensing", "Randomness",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
@@ -139,7 +139,8 @@ let package = Package(
       name: "Session",
       dependencies: [
         "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
-        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation",
+        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "Analytics",
+        "SessionReport",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
