@@ -63,6 +63,8 @@ struct wb_vm {
   int ref_node_tables;  /* node id + 1 -> cached table */
   int ref_node_keys;    /* node id + 1 -> key */
   int ref_driver;
+  int ref_driver_state; /* driver.state */
+  int ref_bound;        /* 2i-1 -> function, 2i -> self, as driver.bind(i) gave them */
   /* The driver's functions the host called, by name, so that a call per
      frame does not look its function up by name. */
   struct {

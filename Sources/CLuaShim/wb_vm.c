@@ -556,6 +556,8 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
   vm->host = host;
   vm->ref_flow = LUA_NOREF;
   vm->ref_driver = LUA_NOREF;
+  vm->ref_driver_state = LUA_NOREF;
+  vm->ref_bound = LUA_NOREF;
   clear_error(vm);
   /* No cap while the standard libraries open: they are the host's. */
   size_t cap = vm->limits.memory_limit;
@@ -779,6 +781,16 @@ static int open_driver(lua_State *L) {
     luaL_unref(L, LUA_REGISTRYINDEX, vm->driver_functions[i].ref);
   }
   vm->driver_function_count = 0;
+  if (vm->ref_driver_state != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_driver_state);
+  if (vm->ref_bound != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_bound);
+  lua_getfield(L, -1, "state");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  vm->ref_driver_state = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  vm->ref_bound = luaL_ref(L, LUA_REGISTRYINDEX);
   vm->ref_driver = luaL_ref(L, LUA_REGISTRYINDEX);
   wb_json_push(L, -1, 1, 0);
   return 1;
@@ -995,19 +1007,49 @@ static int call_driver(lua_State *L) {
   return 3;
 }
 
-wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, int64_t index,
-                            const double *numbers, int number_count, wb_call_result *result) {
-  lua_State *L = vm->L;
-  driver_call call = {function, frame, index, numbers, number_count};
-  result->kind = WB_RESULT_NIL;
-  result->other_type = NULL;
-  result->string = NULL;
-  result->has_integer = 0;
-  clear_error(vm);
-  lua_pushcfunction(L, call_driver);
-  lua_pushlightuserdata(L, &call);
-  wb_status status = protected_call(vm, 1, 3);
-  if (status != WB_OK) return status;
+typedef struct bound_call {
+  int64_t index;
+  const wb_frame *frame;
+  const char *state_key;
+  double state_number;
+} bound_call;
+
+/* Asks driver.bind(index) for the function and self of `index` and keeps
+   them in the bound table at stack index `bound`. */
+static void bind(lua_State *L, wb_vm *vm, int bound, int64_t index) {
+  push_driver_function(L, vm, "bind");
+  lua_pushinteger(L, (lua_Integer)index);
+  lua_call(L, 1, 2);
+  if (!lua_isfunction(L, -2)) luaL_error(L, "driver.bind(%d) must return a function and its self", (int)index);
+  lua_rawseti(L, bound, 2 * index);
+  lua_rawseti(L, bound, 2 * index - 1);
+}
+
+static int call_bound(lua_State *L) {
+  wb_vm *vm = wb_vm_from_state(L);
+  const bound_call *call = lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_bound); /* 1 */
+  if (!lua_istable(L, 1)) return luaL_error(L, "no driver was opened");
+  if (lua_rawgeti(L, 1, 2 * call->index - 1) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    bind(L, vm, 1, call->index);
+    lua_rawgeti(L, 1, 2 * call->index - 1);
+  }
+  lua_rawgeti(L, 1, 2 * call->index);      /* self */
+  fill_measurements(L, vm, call->frame);   /* m */
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_driver_state);
+  if (call->state_key != NULL) {
+    lua_pushstring(L, call->state_key);
+    lua_pushnumber(L, call->state_number);
+    lua_rawset(L, -3);
+  }
+  lua_call(L, 3, 3);
+  return 3;
+}
+
+/* Reads the three results a protected call left into `result`. */
+static void read_results(lua_State *L, wb_vm *vm, wb_call_result *result) {
   int first = lua_type(L, -3);
   if (first == LUA_TBOOLEAN) {
     result->kind = lua_toboolean(L, -3) ? WB_RESULT_TRUE : WB_RESULT_FALSE;
@@ -1027,7 +1069,37 @@ wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *fra
     result->has_integer = 1;
   }
   lua_pop(L, 3);
-  return WB_OK;
+}
+
+static void clear_result(wb_call_result *result) {
+  result->kind = WB_RESULT_NIL;
+  result->other_type = NULL;
+  result->string = NULL;
+  result->has_integer = 0;
+}
+
+wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, int64_t index,
+                            const double *numbers, int number_count, wb_call_result *result) {
+  driver_call call = {function, frame, index, numbers, number_count};
+  clear_result(result);
+  clear_error(vm);
+  lua_pushcfunction(vm->L, call_driver);
+  lua_pushlightuserdata(vm->L, &call);
+  wb_status status = protected_call(vm, 1, 3);
+  if (status == WB_OK) read_results(vm->L, vm, result);
+  return status;
+}
+
+wb_status wb_vm_call_bound(wb_vm *vm, int64_t index, const wb_frame *frame, const char *state_key,
+                           double state_number, wb_call_result *result) {
+  bound_call call = {index, frame, state_key, state_number};
+  clear_result(result);
+  clear_error(vm);
+  lua_pushcfunction(vm->L, call_bound);
+  lua_pushlightuserdata(vm->L, &call);
+  wb_status status = protected_call(vm, 1, 3);
+  if (status == WB_OK) read_results(vm->L, vm, result);
+  return status;
 }
 
 void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits) { vm->limits = *limits; }

@@ -239,9 +239,11 @@ public final class FlowRunner {
     if result != nil { return }
     let outcome: StepOutcome
     do {
+      // The runtime binds each step's update(step, m, ctx); ctx.elapsed is set on the way.
       outcome = try StepOutcome(
-        flow.vm.callDriver(
-          "frame", measurements: frame, nodeCount: schema.count, index: stepIndex + 1, t - startedAt))
+        flow.vm.callBound(
+          index: stepIndex + 1, measurements: frame, nodeCount: schema.count, setting: "elapsed",
+          to: t - startedAt))
     } catch  where error.kind == .apiMisuse {
       var named = error
       named.message = "step '\(flow.description.steps[stepIndex].name)': \(error.message)"

@@ -48,6 +48,17 @@ public struct DriverResult: Sendable, Equatable {
   public var first: First
   public var string: String?
   public var integer: Int64?
+
+  init(_ result: wb_call_result) {
+    switch result.kind {
+    case Int32(WB_RESULT_TRUE.rawValue): first = .bool(true)
+    case Int32(WB_RESULT_FALSE.rawValue): first = .bool(false)
+    case Int32(WB_RESULT_OTHER.rawValue): first = .other(result.other_type.map { String(cString: $0) } ?? "value")
+    default: first = .none
+    }
+    string = result.string.map { String(cString: $0) }
+    integer = result.has_integer != 0 ? result.integer : nil
+  }
 }
 
 /// One Lua state for one flow. Not thread-safe: own it from one thread.
@@ -113,7 +124,7 @@ public final class LuaVM {
   /// plain description.
   /// Calls `require(module)[function](returned value, m)`, which returns a
   /// description (given back here) and a driver, whose functions
-  /// ``callDriver(_:measurements:nodeCount:index:_:_:)`` calls.
+  /// ``callDriver(_:index:_:_:)`` and ``callBound(index:measurements:nodeCount:setting:to:)`` calls.
   public func openDriver(module: String, function: String) throws(ScriptError) -> JSONValue {
     var json: UnsafePointer<CChar>?
     var length = 0
@@ -182,14 +193,10 @@ public final class LuaVM {
 
   public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
 
-  /// Calls `driver[function](m, index, numbers...)` with the reused table
-  /// `m` refilled from the frame's measurements (the first `nodeCount`
-  /// schema nodes), or `driver[function](index, numbers...)` without a frame,
-  /// in one protected call; no allocation on the way.
-  public func callDriver(
-    _ function: String, measurements: MeasurementFrame? = nil, nodeCount: Int = 0, index: Int,
-    _ first: Double? = nil, _ second: Double? = nil
-  ) throws(ScriptError) -> DriverResult {
+  /// Calls `driver[function](index, numbers...)` in one protected call.
+  public func callDriver(_ function: String, index: Int, _ first: Double? = nil, _ second: Double? = nil)
+    throws(ScriptError) -> DriverResult
+  {
     var count: Int32 = 0
     if let first {
       numbers[0] = first
@@ -200,26 +207,25 @@ public final class LuaVM {
       }
     }
     var result = wb_call_result()
-    let status: wb_status
-    if let measurements {
-      // Filling may move the slots to a larger buffer: read the pointer after it.
-      let slotCount = Int32(slots.fill(from: measurements, nodeCount: nodeCount))
-      var frame = wb_frame(slots: slots.slots, slot_count: slotCount, t: measurements.t, index: measurements.index)
-      status = wb_vm_call_driver(vm, function, &frame, Int64(index), numbers, count, &result)
-    } else {
-      status = wb_vm_call_driver(vm, function, nil, Int64(index), numbers, count, &result)
-    }
-    try check(status)
-    let kind: DriverResult.First
-    switch result.kind {
-    case Int32(WB_RESULT_TRUE.rawValue): kind = .bool(true)
-    case Int32(WB_RESULT_FALSE.rawValue): kind = .bool(false)
-    case Int32(WB_RESULT_OTHER.rawValue): kind = .other(result.other_type.map { String(cString: $0) } ?? "value")
-    default: kind = .none
-    }
-    return DriverResult(
-      first: kind, string: result.string.map { String(cString: $0) },
-      integer: result.has_integer != 0 ? result.integer : nil)
+    try check(wb_vm_call_driver(vm, function, nil, Int64(index), numbers, count, &result))
+    return DriverResult(result)
+  }
+
+  /// Calls, for `index`, the function and self that `driver.bind(index)`
+  /// gave (asked once), as `function(self, m, driver.state)`, with `m`
+  /// refilled from the frame and `driver.state[key] = number` first: the call
+  /// the host makes on every frame, with no lookup on the way.
+  public func callBound(
+    index: Int, measurements: MeasurementFrame, nodeCount: Int, setting key: StaticString, to number: Double
+  ) throws(ScriptError) -> DriverResult {
+    // Filling may move the slots to a larger buffer: read the pointer after it.
+    let slotCount = Int32(slots.fill(from: measurements, nodeCount: nodeCount))
+    var frame = wb_frame(slots: slots.slots, slot_count: slotCount, t: measurements.t, index: measurements.index)
+    var result = wb_call_result()
+    // A StaticString is stored null-terminated.
+    let cKey = UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self)
+    try check(wb_vm_call_bound(vm, Int64(index), &frame, cKey, number, &result))
+    return DriverResult(result)
   }
 
   public var memoryInUse: Int { wb_vm_memory_in_use(vm) }

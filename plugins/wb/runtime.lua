@@ -185,7 +185,8 @@ end
 -- What the host calls while the flow runs. The host keeps the order of
 -- the steps, their timeouts and the result; these only reach into Lua.
 function runtime.driver(flow, steps, ctx)
-  local driver = {}
+  -- state is the context every step gets; the host sets ctx.elapsed in it.
+  local driver = { state = ctx }
 
   -- Step `index` starts at t (ctx.started_at; ctx.flow_started_at is the
   -- host's start of the flow).
@@ -195,11 +196,12 @@ function runtime.driver(flow, steps, ctx)
     if type(step.start) == "function" then step.start(step, ctx) end
   end
 
-  -- Step `index` sees frame m: true passes, false [, reason [, code]] fails, nil goes on.
-  function driver.frame(m, index, elapsed)
-    ctx.elapsed = elapsed
+  -- What the host calls on every frame of step `index`, as
+  -- update(step, m, ctx): true passes, false [, reason [, code]] fails,
+  -- nil goes on. Asked once per step.
+  function driver.bind(index)
     local step = steps[index]
-    return step.update(step, m, ctx)
+    return step.update, step
   end
 
   -- The flow's on_finish(flow, ctx, result), if it has one.

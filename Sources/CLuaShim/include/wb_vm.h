@@ -167,6 +167,15 @@ typedef struct wb_call_result {
 wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, int64_t index,
                             const double *numbers, int number_count, wb_call_result *result);
 
+/*
+ * The call the host makes on every frame, with no lookup on the way: the
+ * function and self that driver.bind(index) returned (asked once per index)
+ * are called as function(self, m, state), with m refilled from `frame`,
+ * after state[state_key] = state_number (`state` is driver.state, a table).
+ */
+wb_status wb_vm_call_bound(wb_vm *vm, int64_t index, const wb_frame *frame, const char *state_key,
+                           double state_number, wb_call_result *result);
+
 /* ---- host replies and errors ------------------------------------------- */
 
 void wb_vm_reply(wb_vm *vm, const char *text, size_t length);
