@@ -65,13 +65,6 @@ struct wb_vm {
   int ref_driver;
   int ref_driver_state; /* driver.state */
   int ref_bound;        /* 2i-1 -> function, 2i -> self, as driver.bind(i) gave them */
-  /* The driver's functions the host called, by name, so that a call per
-     frame does not look its function up by name. */
-  struct {
-    char name[32];
-    int ref;
-  } driver_functions[8];
-  int driver_function_count;
 
   /* Last error. */
   wb_error error;

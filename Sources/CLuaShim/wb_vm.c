@@ -777,10 +777,6 @@ static int open_driver(lua_State *L) {
     return luaL_error(L, "%s.%s must return a description and a driver", open->module, open->function);
   }
   if (vm->ref_driver != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_driver);
-  for (int i = 0; i < vm->driver_function_count; i++) {
-    luaL_unref(L, LUA_REGISTRYINDEX, vm->driver_functions[i].ref);
-  }
-  vm->driver_function_count = 0;
   if (vm->ref_driver_state != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_driver_state);
   if (vm->ref_bound != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, vm->ref_bound);
   lua_getfield(L, -1, "state");
@@ -961,34 +957,18 @@ static void fill_measurements(lua_State *L, wb_vm *vm, const wb_frame *call) {
 
 typedef struct driver_call {
   const char *function;
-  const wb_frame *frame;
   int64_t index;
   const double *numbers;
   int number_count;
 } driver_call;
 
-/* Pushes driver[name], looked up by name once and then kept by reference. */
+/* Pushes driver[name]; its calls are once per step, not per frame. */
 static void push_driver_function(lua_State *L, wb_vm *vm, const char *name) {
-  for (int i = 0; i < vm->driver_function_count; i++) {
-    if (strcmp(vm->driver_functions[i].name, name) == 0) {
-      lua_rawgeti(L, LUA_REGISTRYINDEX, vm->driver_functions[i].ref);
-      return;
-    }
-  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_driver);
   if (!lua_istable(L, -1)) luaL_error(L, "no driver was opened");
   lua_getfield(L, -1, name);
   lua_remove(L, -2);
   if (!lua_isfunction(L, -1)) luaL_error(L, "the driver has no function '%s'", name);
-  size_t length = strlen(name);
-  int slot = vm->driver_function_count;
-  if (slot < (int)(sizeof vm->driver_functions / sizeof vm->driver_functions[0]) &&
-      length < sizeof vm->driver_functions[0].name) {
-    memcpy(vm->driver_functions[slot].name, name, length + 1);
-    lua_pushvalue(L, -1);
-    vm->driver_functions[slot].ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    vm->driver_function_count++;
-  }
 }
 
 static int call_driver(lua_State *L) {
@@ -996,14 +976,9 @@ static int call_driver(lua_State *L) {
   const driver_call *call = lua_touserdata(L, 1);
   lua_settop(L, 0);
   push_driver_function(L, vm, call->function);
-  int arguments = 1 + call->number_count;
-  if (call->frame != NULL) {
-    fill_measurements(L, vm, call->frame); /* pushes m */
-    arguments++;
-  }
   lua_pushinteger(L, (lua_Integer)call->index);
   for (int i = 0; i < call->number_count; i++) lua_pushnumber(L, call->numbers[i]);
-  lua_call(L, arguments, 3);
+  lua_call(L, 1 + call->number_count, 3);
   return 3;
 }
 
@@ -1078,9 +1053,9 @@ static void clear_result(wb_call_result *result) {
   result->has_integer = 0;
 }
 
-wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, int64_t index,
-                            const double *numbers, int number_count, wb_call_result *result) {
-  driver_call call = {function, frame, index, numbers, number_count};
+wb_status wb_vm_call_driver(wb_vm *vm, const char *function, int64_t index, const double *numbers,
+                            int number_count, wb_call_result *result) {
+  driver_call call = {function, index, numbers, number_count};
   clear_result(result);
   clear_error(vm);
   lua_pushcfunction(vm->L, call_driver);

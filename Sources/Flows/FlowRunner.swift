@@ -59,12 +59,10 @@ public final class FlowRunner {
   /// The `t` of the first frame, and of the last one processed.
   public private(set) var startT: Double?
   public private(set) var lastT: Double = 0
-  public private(set) var lastFrame: Int64 = 0
+  private var lastFrame: Int64 = 0
   private var framesSeen: Int64 = 0
   private var stepsPassed = 0
   private var phase = Phase.notStarted
-  /// Called after every frame, e.g. for the status line.
-  public var onFrame: ((Double) -> Void)?
 
   private enum Phase {
     case notStarted
@@ -152,13 +150,13 @@ public final class FlowRunner {
 
   /// Emits the session record now if it has not been: events about the
   /// input (a skipped or dropped frame) must not come before it.
-  public func beginIfNeeded(t: Double, frame: Int64) {
+  private func beginIfNeeded(t: Double, frame: Int64) {
     if startT == nil && result == nil { begin(t: t, frame: frame) }
   }
 
   /// Moves the run's clock to an input event that came after the last
   /// frame (a skipped frame at the end), so that the result is not earlier.
-  public func advanceClock(t: Double, frame: Int64) {
+  private func advanceClock(t: Double, frame: Int64) {
     guard result == nil, t > lastT else { return }
     lastT = t
     lastFrame = frame
@@ -199,7 +197,6 @@ public final class FlowRunner {
     framesSeen += 1
     flow.host.currentT = frame.t
     flow.host.currentFrame = frame.index
-    defer { onFrame?(frame.t) }
 
     do {
       try advance(frame)

@@ -436,8 +436,8 @@ final class TraceFrameFaults {
 
 /// A trace with the scenario's frame and time faults: the flow gets the
 /// frames ``TraceFrameFaults`` makes of each frame read.
-final class FaultyTraceInput: MeasurementInput {
-  private let base: any MeasurementInput
+final class FaultyTraceInput: WrappingMeasurementInput {
+  let base: any MeasurementInput
   private let faults: TraceFrameFaults
   private var pending: [MeasurementFrame] = []
   private var nextPending = 0
@@ -456,17 +456,11 @@ final class FaultyTraceInput: MeasurementInput {
     defer { nextPending += 1 }
     return pending[nextPending]
   }
-
-  var description: JSONObject { base.description }
-  var counters: InputCounters { base.counters }
-  var resultFields: JSONObject { base.resultFields }
-  var isLive: Bool { base.isLive }
-  func close() { base.close() }
 }
 
 /// An input whose measurements the scenario's measurement faults change.
-final class AdjustedInput: MeasurementInput {
-  private let base: any MeasurementInput
+final class AdjustedInput: WrappingMeasurementInput {
+  let base: any MeasurementInput
   private let faults: MeasurementFaults
   private let schema: MeasurementSchema
 
@@ -481,10 +475,4 @@ final class AdjustedInput: MeasurementInput {
     faults.apply(&frame, schema: schema)
     return frame
   }
-
-  var description: JSONObject { base.description }
-  var counters: InputCounters { base.counters }
-  var resultFields: JSONObject { base.resultFields }
-  var isLive: Bool { base.isLive }
-  func close() { base.close() }
 }

@@ -207,7 +207,7 @@ public final class LuaVM {
       }
     }
     var result = wb_call_result()
-    try check(wb_vm_call_driver(vm, function, nil, Int64(index), numbers, count, &result))
+    try check(wb_vm_call_driver(vm, function, Int64(index), numbers, count, &result))
     return DriverResult(result)
   }
 

@@ -25,6 +25,20 @@ public protocol MeasurementInput: AnyObject {
   func close()
 }
 
+/// An input that passes on another's frames, changed, dropped or repeated:
+/// everything but `next` is the other input's.
+public protocol WrappingMeasurementInput: MeasurementInput {
+  var base: any MeasurementInput { get }
+}
+
+extension WrappingMeasurementInput {
+  public var description: JSONObject { base.description }
+  public var counters: InputCounters { base.counters }
+  public var resultFields: JSONObject { base.resultFields }
+  public var isLive: Bool { base.isLive }
+  public func close() { base.close() }
+}
+
 /// Something about the input worth an event.
 public enum InputNote {
   /// A frame was corrupt or could not be decoded.

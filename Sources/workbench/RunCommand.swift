@@ -48,9 +48,6 @@ struct RunCommand: ParsableCommand {
     help: ArgumentHelp("Write the measurements the flow saw, as a replayable trace.", valueName: "file"))
   var traceOut: String?
 
-  @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
-  var seed: Int64?
-
   @Option(
     name: .long,
     help: ArgumentHelp(
@@ -106,9 +103,7 @@ struct RunCommand: ParsableCommand {
   func run() throws {
     let logger: Logger
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
-    var flowOptions = settings.flowOptions(path: flow)
-    flowOptions.seed = seed
-    var options = RunOptions(flow: flowOptions, input: frames.spec(input: input))
+    var options = RunOptions(flow: settings.flowOptions(path: flow), input: frames.spec(input: input))
     options.recordingFPS = frames.recordingFPS
     options.recordPath = record
     options.recordPolicy = RecordPolicy(rawValue: recordPolicy) ?? .always

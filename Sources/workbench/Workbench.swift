@@ -48,6 +48,9 @@ struct FlowSettingsOptions: ParsableArguments {
     help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
   var lang: String?
 
+  @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
+  var seed: Int64?
+
   @Option(
     name: .customLong("settings-dir"),
     help: ArgumentHelp(
@@ -61,6 +64,7 @@ struct FlowSettingsOptions: ParsableArguments {
     options.configFiles = config
     options.assignments = assignments
     options.language = lang
+    options.seed = seed
     return options
   }
 }

@@ -179,6 +179,19 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     #expect(!keys.contains { $0.hasPrefix("liveness.") })
   }
 
+  @Test func theSeedIsALayerOfSettingsWithAndWithoutAFlow() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    for arguments in [["settings", liveness], ["settings"]] {
+      let outcome = try workbench(arguments + ["--seed", "9", "--json"], folder: folder)
+      #expect(outcome.status == 0, "\(outcome)")
+      let entries = try #require(try JSONParser.parse(outcome.stdout).arrayValue)
+      let seed = try #require(entries.first { $0["key"] == "flow.seed" })
+      #expect(seed["value"] == 9)
+      #expect(seed["source"] == "--seed")
+    }
+  }
+
   @Test func settingsRejectsABadSet() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

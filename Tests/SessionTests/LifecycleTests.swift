@@ -152,7 +152,7 @@ struct LifecycleTests {
 }
 
 /// Passes on every other frame of its input.
-final class EveryOtherFrame: MeasurementInput {
+final class EveryOtherFrame: WrappingMeasurementInput {
   let base: any MeasurementInput
   init(_ base: any MeasurementInput) { self.base = base }
 
@@ -161,9 +161,4 @@ final class EveryOtherFrame: MeasurementInput {
     return try base.next(note: note)
   }
 
-  var description: JSONObject { base.description }
-  var counters: InputCounters { base.counters }
-  var resultFields: JSONObject { base.resultFields }
-  var isLive: Bool { base.isLive }
-  func close() { base.close() }
 }

@@ -160,12 +160,11 @@ typedef struct wb_call_result {
 } wb_call_result;
 
 /*
- * Calls driver[function](m, index, numbers...) after refilling the reused
- * table m from `frame`, or driver[function](index, numbers...) when `frame`
- * is NULL, all in one protected call. `index` reaches Lua as an integer.
+ * Calls driver[function](index, numbers...) in one protected call; `index`
+ * reaches Lua as an integer.
  */
-wb_status wb_vm_call_driver(wb_vm *vm, const char *function, const wb_frame *frame, int64_t index,
-                            const double *numbers, int number_count, wb_call_result *result);
+wb_status wb_vm_call_driver(wb_vm *vm, const char *function, int64_t index, const double *numbers,
+                            int number_count, wb_call_result *result);
 
 /*
  * The call the host makes on every frame, with no lookup on the way: the
