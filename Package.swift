@@ -47,6 +47,18 @@ let package = Package(
     // The MediaPipe Tasks C API, declared in plain C and opened at run time
     // (dlopen): nothing links against libmediapipe.so. docs/face.md.
     .target(name: "CMediaPipe", linkerSettings: [.linkedLibrary("dl")]),
+    // dlib's face-recognition network behind a C boundary (Debian libdlib-dev,
+    // with OpenBLAS): C++ exceptions stop at the shim. docs/gallery.md.
+    .target(
+      name: "CFaceRecognition",
+      linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack")]),
+    // Face descriptors: the model, alignment from the face mesh, the estimator, still images.
+    .target(
+      name: "FaceRecognition",
+      dependencies: [
+        "CFaceRecognition", "FaceEstimation", "Estimators", "Imaging", "Measurements", "Settings", "Diagnostics",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
     .target(
       name: "FaceEstimation",
@@ -183,6 +195,9 @@ let package = Package(
         "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    .testTarget(
+      name: "FaceRecognitionTests",
+      dependencies: ["FaceRecognition", "FaceEstimation", "Imaging", "Estimators", "TestSupport"]),
     .testTarget(name: "CardGeometryTests", dependencies: ["CardGeometry"]),
     .testTarget(
       name: "CardScenesTests", dependencies: ["CardScenes", "CardGeometry", "Capture", "Imaging", "TestSupport"]),
