@@ -23,6 +23,7 @@ let package = Package(
     // Used directly by LicenseActivation; the versions Hummingbird and AsyncHTTPClient resolve to.
     .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
   ],
   targets: [
     // Lua 5.4 from the system (Debian liblua5.4-dev).
@@ -59,6 +60,10 @@ let package = Package(
         "CFaceRecognition", "FaceEstimation", "Estimators", "Imaging", "Measurements", "Settings", "Diagnostics",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Users, groups and their faces, in SQLite (GRDB) or PostgreSQL; 1:1 and 1:N search. docs/gallery.md.
+    .target(
+      name: "Gallery",
+      dependencies: ["FaceRecognition", "JSONCore", .product(name: "GRDB", package: "GRDB.swift")]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
     .target(
       name: "FaceEstimation",
@@ -198,6 +203,7 @@ let package = Package(
     .testTarget(
       name: "FaceRecognitionTests",
       dependencies: ["FaceRecognition", "FaceEstimation", "Imaging", "Estimators", "TestSupport"]),
+    .testTarget(name: "GalleryTests", dependencies: ["Gallery", "FaceRecognition", "JSONCore", "TestSupport"]),
     .testTarget(name: "CardGeometryTests", dependencies: ["CardGeometry"]),
     .testTarget(
       name: "CardScenesTests", dependencies: ["CardScenes", "CardGeometry", "Capture", "Imaging", "TestSupport"]),

@@ -1,0 +1,105 @@
+import FaceRecognition
+
+/// One candidate of a search: a user, their nearest face, its distance.
+public struct FaceCandidate: Sendable, Equatable {
+  public var userID: String
+  public var faceID: Int64
+  public var distance: Float
+}
+
+/// The descriptors of a gallery (or of a group) packed in one array, for
+/// 1:N search by a linear scan: 128 floats a face, read in 16-wide SIMD
+/// steps. Loaded once and reloaded when the gallery's revision moves on.
+public final class FaceIndex {
+  public private(set) var revision: Int64
+  public private(set) var count = 0
+  private var packed: [Float] = []
+  private var faceIDs: [Int64] = []
+  /// Per face, the position of its user in `userIDs`.
+  private var userOrdinals: [Int32] = []
+  private var userIDs: [String] = []
+  /// Per user, the nearest distance (squared) of the search under way.
+  private var nearest: [Float] = []
+  private var nearestFace: [Int32] = []
+
+  public init(_ descriptors: [StoredDescriptor], revision: Int64) {
+    self.revision = revision
+    load(descriptors, revision: revision)
+  }
+
+  public func load(_ descriptors: [StoredDescriptor], revision: Int64) {
+    self.revision = revision
+    count = descriptors.count
+    packed = []
+    packed.reserveCapacity(descriptors.count * FaceDescriptor.length)
+    faceIDs = []
+    faceIDs.reserveCapacity(descriptors.count)
+    userOrdinals = []
+    userOrdinals.reserveCapacity(descriptors.count)
+    userIDs = []
+    var ordinals: [String: Int32] = [:]
+    for stored in descriptors {
+      packed.append(contentsOf: stored.descriptor.values)
+      faceIDs.append(stored.faceID)
+      if let ordinal = ordinals[stored.userID] {
+        userOrdinals.append(ordinal)
+      } else {
+        let ordinal = Int32(userIDs.count)
+        ordinals[stored.userID] = ordinal
+        userIDs.append(stored.userID)
+        userOrdinals.append(ordinal)
+      }
+    }
+    nearest = [Float](repeating: .infinity, count: userIDs.count)
+    nearestFace = [Int32](repeating: -1, count: userIDs.count)
+  }
+
+  /// The `top` users nearest to `query`, each by their nearest face,
+  /// nearest first.
+  public func search(_ query: FaceDescriptor, top: Int) -> [FaceCandidate] {
+    guard count > 0, top > 0 else { return [] }
+    for index in nearest.indices {
+      nearest[index] = .infinity
+      nearestFace[index] = -1
+    }
+    let chunks = FaceDescriptor.length / 16
+    var queryChunks = [SIMD16<Float>](repeating: .zero, count: chunks)
+    for chunk in 0..<chunks {
+      for lane in 0..<16 { queryChunks[chunk][lane] = query.values[chunk * 16 + lane] }
+    }
+    packed.withUnsafeBufferPointer { faces in
+      queryChunks.withUnsafeBufferPointer { queryChunks in
+        let base = UnsafeRawPointer(faces.baseAddress!)
+        let stride = FaceDescriptor.length * MemoryLayout<Float>.stride
+        for face in 0..<count {
+          let row = base + face * stride
+          var sum = SIMD16<Float>.zero
+          for chunk in 0..<chunks {
+            let difference = row.loadUnaligned(fromByteOffset: chunk * 64, as: SIMD16<Float>.self) - queryChunks[chunk]
+            sum += difference * difference
+          }
+          let squared = sum.sum()
+          let user = Int(userOrdinals[face])
+          if squared < nearest[user] {
+            nearest[user] = squared
+            nearestFace[user] = Int32(face)
+          }
+        }
+      }
+    }
+    // The `top` smallest of the users' nearest distances.
+    var chosen: [(user: Int, squared: Float)] = []
+    chosen.reserveCapacity(top + 1)
+    for user in nearest.indices where nearestFace[user] >= 0 {
+      let squared = nearest[user]
+      if chosen.count == top, let last = chosen.last, squared >= last.squared { continue }
+      let position = chosen.firstIndex { squared < $0.squared } ?? chosen.count
+      chosen.insert((user, squared), at: position)
+      if chosen.count > top { chosen.removeLast() }
+    }
+    return chosen.map {
+      FaceCandidate(
+        userID: userIDs[$0.user], faceID: faceIDs[Int(nearestFace[$0.user])], distance: $0.squared.squareRoot())
+    }
+  }
+}

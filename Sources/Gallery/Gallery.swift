@@ -1,0 +1,72 @@
+import FaceRecognition
+import Foundation
+
+/// A gallery and its searches: 1:1 verification against a user, 1:N
+/// identification in a group, with the match threshold. The search index
+/// of each group is built on first use and rebuilt when the gallery has
+/// changed since (by this process or another).
+public final class Gallery {
+  /// dlib's usual threshold: same person under 0.6.
+  public static let defaultThreshold: Float = 0.6
+
+  public let store: any GalleryStore
+  public var threshold: Float
+  private var indexes: [String: FaceIndex] = [:]
+
+  public init(store: any GalleryStore, threshold: Float = Gallery.defaultThreshold) {
+    self.store = store
+    self.threshold = threshold
+  }
+
+  /// The gallery at `location`: a SQLite file, or (later) a postgres:// URL.
+  public static func open(_ location: String, create: Bool = true, threshold: Float = Gallery.defaultThreshold)
+    throws(GalleryError) -> Gallery
+  {
+    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+      throw GalleryError(
+        .unavailable, "PostgreSQL galleries are not available in this build",
+        help: "use a SQLite file for --gallery")
+    }
+    return Gallery(store: try SQLiteGallery(path: location, create: create), threshold: threshold)
+  }
+
+  /// The result of comparing a face with a user's faces: the nearest one decides.
+  public struct Verification: Sendable, Equatable {
+    public var userID: String
+    public var faceID: Int64
+    public var distance: Float
+    public var threshold: Float
+    public var isMatch: Bool { FaceMatch(distance: distance, threshold: threshold).isMatch }
+  }
+
+  public func verify(_ descriptor: FaceDescriptor, user: String) throws(GalleryError) -> Verification {
+    let faces = try store.descriptors(user: user, group: nil)
+    guard let nearest = FaceIndex(faces, revision: 0).search(descriptor, top: 1).first else {
+      throw GalleryError(
+        .faceNotFound, "the user '\(user)' has no faces",
+        help: "add one with 'workbench gallery face add --user \(user) IMAGE'")
+    }
+    return Verification(userID: user, faceID: nearest.faceID, distance: nearest.distance, threshold: threshold)
+  }
+
+  /// The `top` nearest users of `group` (every user when nil), nearest
+  /// first, whether or not they match.
+  public func identify(_ descriptor: FaceDescriptor, group: String?, top: Int) throws(GalleryError) -> [FaceCandidate] {
+    try index(group: group).search(descriptor, top: top)
+  }
+
+  /// The search index of a group, current with the gallery.
+  public func index(group: String?) throws(GalleryError) -> FaceIndex {
+    let revision = try store.revision()
+    let key = group ?? ""
+    if let index = indexes[key], index.revision == revision { return index }
+    let descriptors = try store.descriptors(user: nil, group: group)
+    if let index = indexes[key] {
+      index.load(descriptors, revision: revision)
+      return index
+    }
+    let index = FaceIndex(descriptors, revision: revision)
+    indexes[key] = index
+    return index
+  }
+}

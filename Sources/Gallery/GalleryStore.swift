@@ -1,0 +1,39 @@
+import JSONCore
+
+/// Where a gallery lives: one SQLite file (`SQLiteGallery`) or a PostgreSQL
+/// database that several machines share. Every change is one transaction:
+/// a process killed in the middle leaves the gallery as it was before the
+/// change or after it, never between. Calls block; one thread at a time.
+public protocol GalleryStore: AnyObject {
+  /// For messages: the file, or the URL without its password.
+  var location: String { get }
+
+  func createGroup(_ id: String, name: String) throws(GalleryError)
+  /// Removes the group, not its users.
+  func removeGroup(_ id: String) throws(GalleryError)
+  func groups() throws(GalleryError) -> [GalleryGroup]
+
+  /// A new user with their first faces, in `enrollment.user.groups` (which
+  /// must exist).
+  func enroll(_ enrollment: Enrollment) throws(GalleryError) -> [GalleryFace]
+  /// Changes the name or the details (nil: unchanged), and adds the user to
+  /// groups and takes them out of others.
+  func editUser(
+    _ id: String, name: String?, details: JSONObject?, joining: [String], leaving: [String]
+  ) throws(GalleryError)
+  /// Removes the user and their faces.
+  func removeUser(_ id: String) throws(GalleryError)
+  func user(_ id: String) throws(GalleryError) -> GalleryUser
+  /// Every user, or those of a group, by id.
+  func users(inGroup group: String?) throws(GalleryError) -> [GalleryUser]
+
+  func addFaces(_ faces: [NewFace], toUser user: String) throws(GalleryError) -> [GalleryFace]
+  func removeFace(_ id: Int64) throws(GalleryError)
+  func faces(ofUser user: String) throws(GalleryError) -> [GalleryFace]
+
+  /// The descriptors to search: of one user, of a group's users, or all.
+  func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor]
+  /// A number that changes with every change to the gallery, by any
+  /// process: a search index is current while it stays the same.
+  func revision() throws(GalleryError) -> Int64
+}
