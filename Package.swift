@@ -63,7 +63,10 @@ let package = Package(
     // Users, groups and their faces, in SQLite (GRDB) or PostgreSQL; 1:1 and 1:N search. docs/gallery.md.
     .target(
       name: "Gallery",
-      dependencies: ["FaceRecognition", "JSONCore", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "FaceRecognition", "JSONCore", "Diagnostics", "Imaging",
+        .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
     .target(
       name: "FaceEstimation",
@@ -164,7 +167,8 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Session", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
-        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport",
+        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport", "Gallery",
+        "FaceRecognition", "FaceEstimation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

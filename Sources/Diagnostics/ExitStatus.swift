@@ -11,6 +11,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
   case license = 3
   /// An input (trace, recording, camera) could not be read.
   case input = 4
+  /// A gallery that cannot be opened, or a user, group or face that is not
+  /// there or is there already.
+  case gallery = 5
   /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
   case interrupted = 130
 
@@ -21,6 +24,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case .usage: return "usage, script or settings error"
     case .license: return "license error"
     case .input: return "input or camera error"
+    case .gallery: return "gallery error"
     case .interrupted: return "interrupted"
     }
   }

@@ -10,9 +10,6 @@ enum GalleryFormat {
   static func checkEnrollment(_ enrollment: Enrollment) throws(GalleryError) {
     try GalleryNames.check(enrollment.user.id, as: "user id")
     for group in enrollment.user.groups { try GalleryNames.check(group, as: "group id") }
-    guard !enrollment.faces.isEmpty else {
-      throw GalleryError(.tooManyFaces, "an enrollment needs at least one face", help: "give one to 5 images")
-    }
     try checkFaceCount(enrollment.faces.count)
   }
 

@@ -15,7 +15,7 @@ struct Workbench: ParsableCommand {
       reports what happened as events.
 
       Exit codes: 0 passed, 1 failed, 2 usage, script, settings or output error, \
-      3 license error, 4 input error, 130 interrupted (docs/exit-codes.md).
+      3 license error, 4 input error, 5 gallery error, 130 interrupted (docs/exit-codes.md).
 
       Example:
         workbench run examples/liveness.lua \\
@@ -25,7 +25,7 @@ struct Workbench: ParsableCommand {
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
       DevicesCommand.self, SynthCommand.self,
-      LicenseCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
+      LicenseCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self, GalleryCommand.self,
     ])
 }
 

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Gallery
+import JSONCore
+
+struct GalleryGroupCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "group", abstract: "Create, remove and list groups.",
+    subcommands: [Create.self, Remove.self, List.self])
+
+  struct Create: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create a group (group_exists when it is there).")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The group's id.", valueName: "id")) var id: String
+    @Option(name: .long, help: ArgumentHelp("A display name (default: the id).", valueName: "name")) var name: String?
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: true).store
+        try GalleryFailure.run { () throws(GalleryError) in try store.createGroup(id, name: name ?? id) }
+        return (JSONObject([("created", .string(id))]), nil)
+      }
+    }
+  }
+
+  struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a group; its users stay.")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The group's id.", valueName: "id")) var id: String
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: false).store
+        try GalleryFailure.run { () throws(GalleryError) in try store.removeGroup(id) }
+        return (JSONObject([("removed", .string(id))]), nil)
+      }
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the groups with their number of users.")
+    @OptionGroup var options: GalleryOptions
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: false).store
+        let groups = try GalleryFailure.run { () throws(GalleryError) in try store.groups() }
+        return (JSONObject([("groups", .array(groups.map(GalleryJSON.group)))]), nil)
+      }
+    }
+  }
+}
+
+struct GalleryUserCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "user", abstract: "Add, edit, remove, list and show users.",
+    subcommands: [Add.self, Edit.self, Remove.self, List.self, Show.self])
+
+  struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Add a user without faces yet (user_exists when the id is taken).")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The user's id.", valueName: "id")) var id: String
+    @Option(name: .long, help: ArgumentHelp("A display name (default: the id).", valueName: "name")) var name: String?
+    @Option(name: .long, help: ArgumentHelp("Free-form details, a JSON object.", valueName: "json")) var details:
+      String?
+    @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the user in (repeatable).", valueName: "id"))
+    var groups: [String] = []
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let user = GalleryUser(
+          id: id, name: name ?? id, details: try galleryDetails(details) ?? JSONObject(), groups: groups)
+        let store = try options.open(create: true).store
+        _ = try GalleryFailure.run { () throws(GalleryError) in try store.enroll(Enrollment(user: user, faces: [])) }
+        return (
+          JSONObject([
+            ("user", try GalleryFailure.run { () throws(GalleryError) in GalleryJSON.user(try store.user(id)) })
+          ]), nil
+        )
+      }
+    }
+  }
+
+  struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change a user's name or details, or their groups.")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The user's id.", valueName: "id")) var id: String
+    @Option(name: .long, help: ArgumentHelp("A new display name.", valueName: "name")) var name: String?
+    @Option(name: .long, help: ArgumentHelp("New details, a JSON object (replaces them).", valueName: "json"))
+    var details: String?
+    @Option(name: .long, help: ArgumentHelp("Put the user in this group (repeatable).", valueName: "id"))
+    var join: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Take the user out of this group (repeatable).", valueName: "id"))
+    var leave: [String] = []
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let details = try galleryDetails(details)
+        let store = try options.open(create: false).store
+        let user = try GalleryFailure.run { () throws(GalleryError) in
+          try store.editUser(id, name: name, details: details, joining: join, leaving: leave)
+          return try store.user(id)
+        }
+        return (JSONObject([("user", GalleryJSON.user(user))]), nil)
+      }
+    }
+  }
+
+  struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a user and their faces.")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The user's id.", valueName: "id")) var id: String
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: false).store
+        try GalleryFailure.run { () throws(GalleryError) in try store.removeUser(id) }
+        return (JSONObject([("removed", .string(id))]), nil)
+      }
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the users, or those of a group.")
+    @OptionGroup var options: GalleryOptions
+    @Option(name: .long, help: ArgumentHelp("Only this group's users.", valueName: "id")) var group: String?
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: false).store
+        let users = try GalleryFailure.run { () throws(GalleryError) in try store.users(inGroup: group) }
+        return (JSONObject([("users", .array(users.map { GalleryJSON.user($0) }))]), nil)
+      }
+    }
+  }
+
+  struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a user with their faces.")
+    @OptionGroup var options: GalleryOptions
+    @Argument(help: ArgumentHelp("The user's id.", valueName: "id")) var id: String
+
+    func run() throws {
+      try galleryAnswer { () throws(GalleryFailure) in
+        let store = try options.open(create: false).store
+        let shown = try GalleryFailure.run { () throws(GalleryError) in
+          GalleryJSON.user(try store.user(id), faces: try store.faces(ofUser: id))
+        }
+        return (JSONObject([("user", shown)]), nil)
+      }
+    }
+  }
+}
