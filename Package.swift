@@ -264,6 +264,7 @@ let package = Package(
         "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
       ]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport"], exclude: ["Fixtures"]),
+      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery"],
+      exclude: ["Fixtures"]),
   ]
 )

@@ -154,12 +154,14 @@ public struct GalleryFailure: Error, Sendable, CustomStringConvertible {
     case noFace = "no_face"
     case severalFaces = "several_faces"
     case modelUnavailable = "model_unavailable"
+    /// A line of `gallery import`'s file that is not what `export` writes.
+    case invalidImport = "invalid_import"
 
     public var status: ExitStatus {
       switch self {
       case .userNotFound, .userExists, .groupNotFound, .groupExists, .faceNotFound, .galleryUnavailable:
         return .gallery
-      case .invalidName, .tooManyFaces, .missingImage, .modelUnavailable: return .usage
+      case .invalidName, .tooManyFaces, .missingImage, .modelUnavailable, .invalidImport: return .usage
       case .invalidImagePath, .invalidImage, .noFace, .severalFaces: return .input
       }
     }

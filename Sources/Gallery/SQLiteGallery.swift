@@ -8,7 +8,7 @@ import JSONCore
 /// transaction).
 public final class SQLiteGallery: GalleryStore {
   public let location: String
-  private let database: DatabaseQueue
+  let database: DatabaseQueue
 
   /// Opens the gallery at `path`, creating the file and its tables when
   /// `create` is true and the file is not there.
@@ -313,6 +313,22 @@ public final class SQLiteGallery: GalleryStore {
   public func revision() throws(GalleryError) -> Int64 {
     try read("read the revision") { db in
       Int64(try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'revision'") ?? "0") ?? 0
+    }
+  }
+}
+
+extension SQLiteGallery {
+  /// What SQLite's integrity check and the foreign key check find wrong;
+  /// empty for a sound file.
+  public func problems() throws(GalleryError) -> [String] {
+    do {
+      return try database.read { db in
+        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+        let keys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { "foreign key: \($0)" }
+        return integrity + keys
+      }
+    } catch {
+      throw GalleryError(.unavailable, "\(location): could not check the file: \(error)")
     }
   }
 }

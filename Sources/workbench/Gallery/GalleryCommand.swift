@@ -29,7 +29,8 @@ struct GalleryCommand: ParsableCommand {
       """,
     subcommands: [
       GalleryGroupCommand.self, GalleryUserCommand.self, GalleryEnrollCommand.self, GalleryFaceCommand.self,
-      GalleryVerifyCommand.self, GalleryIdentifyCommand.self, GalleryMatchCommand.self,
+      GalleryVerifyCommand.self, GalleryIdentifyCommand.self, GalleryMatchCommand.self, GalleryExportCommand.self,
+      GalleryImportCommand.self,
     ])
 
   // Declared here too, so that `--gallery` may come before the subcommand.

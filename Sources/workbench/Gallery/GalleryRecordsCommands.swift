@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Gallery
 import JSONCore
 
@@ -147,6 +148,62 @@ struct GalleryUserCommand: ParsableCommand {
         }
         return (JSONObject([("user", shown)]), nil)
       }
+    }
+  }
+}
+
+struct GalleryExportCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Write every group, user and face descriptor as JSON Lines (a backup, or to move to another backend).")
+  @OptionGroup var options: GalleryOptions
+  @Argument(help: ArgumentHelp("The file to write (written whole, then renamed into place).", valueName: "file"))
+  var file: String
+
+  func run() throws {
+    try galleryAnswer { () throws(GalleryFailure) in
+      let store = try options.open(create: false).store
+      let lines = try GalleryFailure.run { () throws(GalleryError) in try GalleryTransfer.export(store) }
+      do {
+        // A reader never sees a half-written export: write aside, then rename.
+        let temporary = file + ".tmp"
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, file) == 0 else {
+          throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
+      } catch {
+        throw GalleryFailure(.invalidImport, "\(file): could not write the export: \(error.localizedDescription)")
+      }
+      return (JSONObject([("exported", .string(file)), ("lines", .integer(Int64(lines.count)))]), nil)
+    }
+  }
+}
+
+struct GalleryImportCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Add the groups and users of an export, each user in a transaction of its own.")
+  @OptionGroup var options: GalleryOptions
+  @Flag(name: .long, help: "Skip users whose id is taken (else: user_exists, and the import stops there).")
+  var skipExisting = false
+  @Argument(help: ArgumentHelp("A file `gallery export` wrote.", valueName: "file")) var file: String
+
+  func run() throws {
+    try galleryAnswer { () throws(GalleryFailure) in
+      guard let data = FileManager.default.contents(atPath: file) else {
+        throw GalleryFailure(.invalidImagePath, "\(file): there is no file here to import")
+      }
+      let store = try options.open(create: true).store
+      let text = String(decoding: data, as: UTF8.self)
+      let imported = try GalleryTransfer.import(
+        text.split(separator: "\n", omittingEmptySubsequences: false), into: store, file: file,
+        skipExisting: skipExisting)
+      return (
+        JSONObject([
+          ("groups", .integer(Int64(imported.groups))), ("users", .integer(Int64(imported.users))),
+          ("faces", .integer(Int64(imported.faces))), ("skipped", .integer(Int64(imported.skipped))),
+        ]), nil
+      )
     }
   }
 }

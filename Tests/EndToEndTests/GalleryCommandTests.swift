@@ -1,0 +1,152 @@
+import Foundation
+import Gallery
+import JSONCore
+import TestSupport
+import Testing
+
+/// `workbench gallery` on real photos, and a gallery that survives SIGKILL.
+@Suite struct GalleryCommandTests {
+  static let frames = "Tests/Fixtures/frames/"
+  static var recognitionInstalled: Bool {
+    FileManager.default.fileExists(atPath: packageRoot + "/models/dlib_face_recognition_resnet_model_v1.dat")
+      && FileManager.default.fileExists(atPath: packageRoot + "/models/face_landmarker.task")
+  }
+
+  func gallery(_ arguments: [String], _ folder: TemporaryFolder) throws -> (Outcome, JSONObject) {
+    let outcome = try workbench(["gallery", "--gallery", folder.file("people.sqlite")] + arguments, folder: folder)
+    let answer = try JSONParser.parse(outcome.stdout).objectValue ?? JSONObject()
+    return (outcome, answer)
+  }
+
+  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  func enrollVerifyAndIdentifyOnRealPhotos() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    var (outcome, answer) = try gallery(["group", "create", "staff"], folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    (outcome, answer) = try gallery(
+      ["enroll", "--user", "obama", "--group", "staff", "--name", "Barack Obama", Self.frames + "obama-480.jpg"], folder
+    )
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(answer["faces"]?.arrayValue?.count == 1)
+
+    // Another man is not him: exit 1, no match, and the distance says how far.
+    (outcome, answer) = try gallery(["verify", "--user", "obama", Self.frames + "biden-480.jpg"], folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    #expect(answer["match"] == .bool(false) && (answer["distance"]?.doubleValue ?? 0) > 0.6)
+    #expect(answer["threshold"] == .number(0.6))
+    // Two other photos of him are him.
+    for photo in ["obama2-480.jpg", "obama3-480.jpg"] {
+      (outcome, answer) = try gallery(["verify", "--user", "obama", Self.frames + photo], folder)
+      #expect(outcome.status == 0, "\(outcome)")
+      #expect(answer["match"] == .bool(true) && (answer["distance"]?.doubleValue ?? 1) < 0.6)
+    }
+
+    (outcome, answer) = try gallery(
+      ["enroll", "--user", "biden", "--group", "staff", Self.frames + "biden-480.jpg"], folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    (outcome, answer) = try gallery(
+      ["identify", "--group", "staff", "--top", "2", Self.frames + "obama3-480.jpg"], folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(answer["user"] == .string("obama"))
+    #expect(answer["candidates"]?.arrayValue?.compactMap { $0["user"]?.stringValue } == ["obama", "biden"])
+
+    (outcome, answer) = try gallery(["user", "show", "obama"], folder)
+    #expect(answer["user"]?["faces"]?.arrayValue?.first?["sha256"]?.stringValue?.count == 64)
+  }
+
+  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  func inputErrorsHaveTheirNamesAndExitCodes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    _ = try gallery(["enroll", "--user", "obama", Self.frames + "obama-480.jpg"], folder)
+    let cases: [([String], String, Int32)] = [
+      (["verify", "--user", "nobody", Self.frames + "obama2-480.jpg"], "user_not_found", 5),
+      (["enroll", "--user", "obama", Self.frames + "obama2-480.jpg"], "user_exists", 5),
+      (["enroll", "--user", "x", "--group", "nowhere", Self.frames + "obama2-480.jpg"], "group_not_found", 5),
+      (["identify", "--group", "nowhere", Self.frames + "obama2-480.jpg"], "group_not_found", 5),
+      (["enroll", "--user", "crowd", "Tests/Fixtures/faces/multi_face.jpg"], "several_faces", 4),
+      (["enroll", "--user", "x", "nothere.jpg"], "invalid_image_path", 4),
+      (["enroll", "--user", "x", "README.md"], "invalid_image", 4),
+      (["enroll", "--user", "x"], "missing_image", 2),
+      (["verify", "--user", "obama"], "missing_image", 2),
+    ]
+    for (arguments, name, status) in cases {
+      let (outcome, answer) = try gallery(arguments, folder)
+      #expect(outcome.status == status && answer["error"] == .string(name), "\(arguments): \(outcome)")
+      #expect(outcome.stderr.hasPrefix("error: "), "\(outcome)")
+    }
+    // The group was not made on the way, and the refused enrollments added no one.
+    let (_, users) = try gallery(["user", "list"], folder)
+    #expect(users["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["obama"])
+  }
+
+  @Test func withoutAGalleryTheCommandSaysHowToNameOne() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(["gallery", "user", "list"], folder: folder, environment: ["WORKBENCH_GALLERY": nil])
+    #expect(outcome.status == 5, "\(outcome)")
+    #expect(outcome.stderr.contains("--gallery FILE"), "\(outcome)")
+    let missing = try workbench(["gallery", "--gallery", folder.file("none.sqlite"), "user", "list"], folder: folder)
+    #expect(missing.status == 5 && missing.stdout.contains("gallery_unavailable"), "\(missing)")
+  }
+
+  /// An import killed half way: every user before the kill is there whole
+  /// (their faces, their groups), none after it, and SQLite finds nothing wrong.
+  @Test func aGalleryKilledMidImportStaysConsistent() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let count = 6000
+    var lines = [#"{"workbench_gallery":1,"descriptor":"dlib_face_recognition_resnet_model_v1"}"#]
+    lines.append(#"{"group":{"id":"staff","name":"Staff"}}"#)
+    for index in 0..<count {
+      let faces = (0...(index % 5)).map { face in
+        let values = (0..<128).map { Float(($0 * 31 + index * 7 + face) % 97) / 97 - 0.5 }
+        let bytes = FaceDescriptorBytes.of(values)
+        return #"{"descriptor":"\#(bytes)","sha256":"\#(String(repeating: "0", count: 64))","source":"f\#(face)"}"#
+      }
+      lines.append(
+        #"{"user":{"id":"u\#(index)","name":"U","details":{},"groups":["staff"]},"faces":[\#(faces.joined(separator: ","))]}"#
+      )
+    }
+    let export = try folder.write("export.jsonl", lines.joined(separator: "\n") + "\n")
+    let path = folder.file("people.sqlite")
+    let run = try Launched(["gallery", "--gallery", path, "import", export], folder: folder)
+    // Kill it once some users are in, while it is still writing.
+    var seen = 0
+    let deadline = Date().addingTimeInterval(120)
+    while run.isRunning && seen < 200 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.02)
+      seen = (try? SQLiteGallery(path: path, create: false).users(inGroup: nil).count) ?? 0
+    }
+    kill(run.process.processIdentifier, SIGKILL)
+    let outcome = run.wait()
+    #expect(outcome.signaled, "the import ended before it was killed: \(outcome)")
+
+    let store = try SQLiteGallery(path: path, create: false)
+    #expect(try store.problems().isEmpty)
+    let users = try store.users(inGroup: nil)
+    #expect(users.count >= seen && users.count < count, "\(users.count) users")
+    let ids = Set(users.map(\.id))
+    #expect(ids == Set((0..<users.count).map { "u\($0)" }), "not a prefix of the file")
+    for user in users {
+      let index = Int(user.id.dropFirst())!
+      #expect(user.faceCount == index % 5 + 1 && user.groups == ["staff"], "\(user)")
+    }
+    // It goes on where it stopped.
+    let resumed = try workbench(["gallery", "--gallery", path, "import", "--skip-existing", export], folder: folder)
+    #expect(resumed.status == 0, "\(resumed)")
+    #expect(try store.users(inGroup: nil).count == count)
+  }
+}
+
+enum FaceDescriptorBytes {
+  static func of(_ values: [Float]) -> String {
+    var bytes: [UInt8] = []
+    for value in values {
+      let bits = value.bitPattern
+      bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
+    }
+    return Data(bytes).base64EncodedString()
+  }
+}
