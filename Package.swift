@@ -177,6 +177,7 @@ let package = Package(
       dependencies: [
         "Session", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
+        "FaceRecognition", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
 

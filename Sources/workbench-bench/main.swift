@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging, quality, face, card or qa
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, qa or recognition
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -11,6 +11,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("face", runFaceBenchmarks),
   ("card", runCardBenchmarks),
   ("qa", runQABenchmarks),
+  ("recognition", runRecognitionBenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
