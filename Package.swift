@@ -64,7 +64,7 @@ let package = Package(
     .target(
       name: "Gallery",
       dependencies: [
-        "FaceRecognition", "JSONCore", "Diagnostics", "Imaging",
+        "FaceRecognition", "JSONCore", "Diagnostics", "Imaging", "Settings",
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
@@ -160,7 +160,7 @@ let package = Package(
       dependencies: [
         "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
         "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "Analytics",
-        "SessionReport",
+        "SessionReport", "FaceRecognition", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(

@@ -9,7 +9,23 @@ import Settings
 /// What a flow can ask of the host, as `require "wb.native"` offers it
 /// (plugins/wb wraps each for flows: wb.log, ctx.hint, …).
 public enum FlowHostFunctions {
-  public static let names = ["log", "hint", "status", "settings", "text", "event", "capture", "intermediate"]
+  public static let names = [
+    "log", "hint", "status", "settings", "text", "event", "capture", "intermediate", "describe_face", "identity",
+  ]
+}
+
+/// Who a face is: what a run offers the flow when it can describe faces
+/// (a step needs `face.descriptor`). The session provides it; every answer
+/// is a table for the flow, and each call is an `identity` event.
+public protocol FaceIdentity: AnyObject {
+  /// Describes the face of the frame being processed, from `source`
+  /// ("face": the live face; "portrait": the card's portrait), and keeps
+  /// the descriptor under `name`. Answers `{ found = true }` or
+  /// `{ found = false, error = name, message = text }`.
+  func describe(_ name: String, source: String) -> JSONObject
+  /// A gallery operation ("enroll", "add_faces", "verify", "identify",
+  /// "compare") on kept descriptors; answers the result, or `{ error = name, message = text }`.
+  func perform(_ operation: String, _ arguments: JSONObject) -> JSONObject
 }
 
 /// Answers the flow's calls into the host: logging, hints, statuses,
@@ -27,6 +43,10 @@ final class FlowHost: ScriptHost {
   /// and says where; nil, or a nil answer, when the run keeps no images
   /// (a trace has none; frames are kept only with --artifacts).
   var capturer: ((String) -> CaptureFiles?)?
+  /// The flow's own message key of a result reason (wb.flow's `results`).
+  var resultKeys: [String: String] = [:]
+  /// Describes faces and asks the gallery; nil when the run cannot.
+  var identity: (any FaceIdentity)?
   /// The run's captures in order: name → { t, frame, images[, methods] }.
   private(set) var captures = JSONObject()
   /// Keys asked for that no catalog has; each is logged once.
@@ -141,6 +161,36 @@ final class FlowHost: ScriptHost {
       emit("intermediate", fields)
       return nil
 
+    case "describe_face":
+      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
+        throw HostCallFailure("describe_face(name, source): the name must be a slug such as \"live\"")
+      }
+      let source = arguments.count > 1 ? arguments[1].stringValue ?? "" : "face"
+      guard source == "face" || source == "portrait" else {
+        throw HostCallFailure("describe_face(name, source): the source is \"face\" or \"portrait\", not \"\(source)\"")
+      }
+      let answer = try requireIdentity().describe(name, source: source)
+      var fields = JSONObject([
+        ("operation", .string("describe")), ("name", .string(name)), ("source", .string(source)),
+      ])
+      for (key, value) in answer { fields[key] = value }
+      emit("identity", fields)
+      return LuaLiteral.encode(.object(answer))
+
+    case "identity":
+      guard let operation = arguments.first?.stringValue,
+        ["enroll", "add_faces", "verify", "identify", "compare"].contains(operation)
+      else {
+        throw HostCallFailure(
+          "identity(operation, fields): the operation is enroll, add_faces, verify, identify or compare")
+      }
+      let request = try parametersArgument(arguments, at: 1, of: "identity") ?? JSONObject()
+      let answer = try requireIdentity().perform(operation, request)
+      var fields = JSONObject([("operation", .string(operation))])
+      for (key, value) in answer { fields[key] = value }
+      emit("identity", fields)
+      return LuaLiteral.encode(.object(answer))
+
     case "text":
       guard let key = arguments.first?.stringValue else {
         throw HostCallFailure("text(key, params): the key must be a message key string")
@@ -158,10 +208,23 @@ final class FlowHost: ScriptHost {
     }
   }
 
-  /// The text of message key `result.<reason>` in the run's language, else
+  private func requireIdentity() throws(HostCallFailure) -> any FaceIdentity {
+    guard let identity else {
+      throw HostCallFailure(
+        "this run describes no faces: a step of the flow must need \"face.descriptor\" (needs = { \"face.descriptor\" }), and the input must be a recording or a camera"
+      )
+    }
+    return identity
+  }
+
+  /// The text of the flow's own key for `reason` (wb.flow's `results`), else
+  /// of message key `result.<reason>` in the run's language, else
   /// the engine's plain English for its own reasons, else the reason in words.
   func resultMessage(_ reason: String) -> String {
-    catalogs.text(for: "result." + reason, language: language, fallback: fallback)?.text
+    if let key = resultKeys[reason], let text = catalogs.text(for: key, language: language, fallback: fallback) {
+      return text.text
+    }
+    return catalogs.text(for: "result." + reason, language: language, fallback: fallback)?.text
       ?? FlowHost.defaultResultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
   }
 

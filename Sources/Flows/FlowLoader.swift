@@ -44,6 +44,9 @@ public struct FlowDescription: Sendable {
   public var summary: String?
   public var steps: [Step]
   public var codes: [String: Int64]
+  /// The message key of a result reason, where the flow names its own
+  /// (`results = { passed = "enroll.passed" }`); else `result.<reason>`.
+  public var results: [String: String]
   public var messages: [String]
   public var hasOnFinish: Bool
   /// What the flow's watchers (wb.alert, wb.guard) read.
@@ -67,7 +70,13 @@ public struct FlowDescription: Sendable {
       if let code = code.integerValue { codes[reason] = code }
     }
     self.codes = codes
-    messages = json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    var results: [String: String] = [:]
+    for (reason, key) in json["results"]?.objectValue ?? JSONObject() {
+      if let key = key.stringValue { results[reason] = key }
+    }
+    self.results = results
+    // The result keys are messages too, for `workbench check`.
+    messages = (json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []) + results.values.sorted()
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
   }
@@ -103,6 +112,12 @@ public final class LoadedFlow {
 
   /// Keeps the images of the frame being processed under a capture name
   /// (ctx.capture); nil when the run keeps no images.
+  /// Describes faces and asks the gallery for the flow (ctx.describe_face, ctx.gallery).
+  public var identity: (any FaceIdentity)? {
+    get { host.identity }
+    set { host.identity = newValue }
+  }
+
   public var capturer: ((String) -> CaptureFiles?)? {
     get { host.capturer }
     set { host.capturer = newValue }
@@ -217,6 +232,7 @@ public enum FlowLoader {
     do {
       try vm.runFile(path: options.flowPath, chunkName: displayPath)
       description = FlowDescription(try vm.openDriver(module: "wb.runtime", function: "prepare"))
+      host.resultKeys = description.results
     } catch {
       if error.kind == .interrupted { throw WorkbenchError(.interrupted, "interrupted while loading the flow") }
       let source = (try? String(contentsOfFile: options.flowPath, encoding: .utf8)) ?? ""

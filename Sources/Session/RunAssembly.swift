@@ -3,6 +3,7 @@ import CardEstimation
 import Diagnostics
 import Estimators
 import FaceEstimation
+import FaceRecognition
 import Flows
 import Foundation
 import JSONCore
@@ -37,8 +38,11 @@ public enum RunAssembly {
     let readsFace = (wanted ?? []).contains { $0 == "face" || $0.hasPrefix("face.") }
     if readsFace || FaceEstimators.isInstalled(options) {
       do {
-        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).map { estimator in
-          (estimator as? FaceEstimator).map { FaceCaptureEstimator($0) } ?? estimator
+        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).flatMap {
+          estimator -> [any Estimator] in
+          guard let estimator = estimator as? FaceEstimator else { return [estimator] }
+          return [FaceCaptureEstimator(estimator)]
+            + descriptorEstimator(estimator, home, settings: settings, wanted: wanted, logger: logger)
         }
       } catch {
         logger.warning("\(error)\(error.help.map { " (\($0))" } ?? "")")
@@ -49,6 +53,19 @@ public enum RunAssembly {
     let card = CardEstimatorSetup.make(
       settings: settings, face: FaceEstimators.isInstalled(options) ? options : nil, logger: logger)
     return BuiltinEstimators.all() + card + face + plugins
+  }
+
+  /// The descriptor estimator beside `face`: when a step needs
+  /// `face.descriptor` (a missing model is then the run's error), or when
+  /// the flow does not say what it reads and the models are installed.
+  static func descriptorEstimator(
+    _ face: FaceEstimator, _ home: WorkbenchHome, settings: ResolvedSettings?, wanted: [String]?, logger: Logger
+  ) -> [any Estimator] {
+    let models = FaceRecognitionModels.resolve(home: home.root, settings: settings)
+    let asked = wanted?.contains { $0 == "face.descriptor" } ?? models.isInstalled
+    guard asked else { return [] }
+    let alignment = settings?.string("face.alignment").flatMap(FaceAlignment.init(rawValue:)) ?? .mesh
+    return [FaceDescriptorEstimator(face: face, models: models, alignment: alignment, logger: logger)]
   }
 
   /// The license features a run needs: `card` and `face` when the flow

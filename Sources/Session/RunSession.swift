@@ -347,6 +347,7 @@ public final class RunSession {
     if let artifacts, let frames = frameInput {
       flow.capturer = { [unowned artifacts, unowned frames] name in artifacts.capture(name, from: frames) }
     }
+    flow.identity = RunIdentity.make(pipeline: pipeline, frames: frameInput, settings: flow.settings)
   }
 
   private func stepWhilePaused(_ input: any MeasurementInput) -> Bool {

@@ -1,13 +1,16 @@
 import CardEstimation
 import FaceEstimation
+import FaceRecognition
 import Flows
+import Gallery
 import Settings
 
 /// The settings every run has: the flow engine's and its estimators'.
 /// Flows declare their own on top (wb.settings).
 public enum RunSettings {
   public static let declarations: [SettingDeclaration] =
-    FlowSettings.engine + FaceEstimators.settingDeclarations + CardEstimatorSetup.settingDeclarations
+    FlowSettings.engine + FaceEstimators.settingDeclarations + FaceRecognitionModels.settingDeclarations
+    + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
 
   /// Options for loading the flow at `path` in a run, `check` or `settings`.
   public static func flowOptions(_ path: String) -> FlowOptions {

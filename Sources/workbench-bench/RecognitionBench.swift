@@ -98,4 +98,3 @@ func runRecognitionBenchmarks() throws {
         latencies.count))
   }
 }
-

@@ -307,6 +307,7 @@ end
 -- whenever the reasons change, with the hint of the first; BEST_SHOT when
 -- it passes. On timeout it fails with the reason and code of the last
 -- rejection (1007 interaction_timeout when frames were good but not for long enough).
+-- describe = "name" also describes the best frame's face under that name.
 --   wb.best_shot { face_time = 1, timeout = 10 }
 function face.best_shot(spec)
   spec = spec or {}
@@ -315,6 +316,7 @@ function face.best_shot(spec)
     face_time = "number", start_delay = "number", min_face_px = "number", border_px = "number",
     max_yaw = "number", max_pitch = "number", max_roll = "number", accept_eyes_closed = "boolean",
     accept_multiple = "boolean", eyes_closed_above = "number", min_quality = "number", quality = "table",
+    describe = "string",
   }, where)
   local q = spec.quality or {}
   local o = {
@@ -337,6 +339,9 @@ function face.best_shot(spec)
     name = spec.name or "best shot", hint = spec.hint, hint_params = spec.hint_params, passed = spec.passed,
     needs = { "face", "image.width", "image.height" }, hints = hints, timeout = timeout + 1,
   }
+  -- describe = "name": the best frame's face is also described under that
+  -- name, for wb.enroll, wb.verify or wb.identify after it.
+  if spec.describe then step.needs[#step.needs + 1] = "face.descriptor" end
   local started, good_since, best_score, last_key, last_reason
   local user_start = spec.start
   function step.start(self, ctx)
@@ -374,6 +379,7 @@ function face.best_shot(spec)
     if best_score == nil or score > best_score then
       best_score = score
       ctx.capture("best_shot")
+      if spec.describe then ctx.describe_face(spec.describe, "face") end
     end
     if m.t - good_since >= face_time then
       ctx.status("BEST_SHOT", { score = math.floor(best_score * 1000 + 0.5) / 1000 })

@@ -83,7 +83,7 @@ end
 local flow_fields = {
   name = "string", steps = "table", time_limit = "number", step_timeout = "number",
   delay = "number", random = "table", seed = "number", codes = "table",
-  messages = "table", on_finish = "function", description = "string", watch = "table",
+  messages = "table", on_finish = "function", description = "string", watch = "table", results = "table",
 }
 
 local function known_fields(fields)
@@ -147,6 +147,13 @@ function wb.flow(spec)
       end
     end
   end
+  if type(spec.results) == "table" then
+    for reason, key in pairs(spec.results) do
+      if type(reason) ~= "string" or type(key) ~= "string" then
+        problems.add(where .. "wb.flow: results maps reasons to message keys, e.g. results = { passed = \"enroll.passed\" }")
+      end
+    end
+  end
   local watch = {}
   if type(spec.watch) == "table" then
     for index, watcher in ipairs(spec.watch) do
@@ -166,6 +173,7 @@ function wb.flow(spec)
     description = spec.description,
     steps = list,
     codes = spec.codes or {},
+    results = spec.results or {},
     messages = spec.messages or {},
     on_finish = spec.on_finish,
     watch = watch,
@@ -187,5 +195,14 @@ wb.blink = face.blink
 wb.head_turn = face.head_turn
 wb.head_pitch = face.head_pitch
 wb.best_shot = face.best_shot
+
+-- Who it is: describing faces, enrolling them, verifying and identifying (see wb/identity.lua).
+local identity = require "wb.identity"
+wb.describe_face = identity.describe_face
+wb.enroll = identity.enroll
+wb.add_faces = identity.add_faces
+wb.verify = identity.verify
+wb.identify = identity.identify
+wb.compare_faces = identity.compare_faces
 
 return wb

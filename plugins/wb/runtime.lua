@@ -110,6 +110,25 @@ local function make_context()
     return native.text(key, params)
   end
 
+  -- Describes a face of this frame and keeps its descriptor under a name:
+  -- source "face" (the live face, the default) or "portrait" (the card's).
+  -- Returns { found = true } or { found = false, error = name, message = text }.
+  -- The run must have a step that needs "face.descriptor".
+  function ctx.describe_face(...)
+    local name, source = strip(...)
+    return native.describe_face(name, source or "face")
+  end
+
+  -- Asks the gallery (the setting gallery.location): "enroll", "add_faces",
+  -- "verify", "identify" or "compare", with the described faces by name:
+  --   ctx.gallery("verify", { user = "alice", face = "live" })
+  -- Returns the answer ({ match = true, distance = 0.31, ... }) or
+  -- { error = name, message = text }.
+  function ctx.gallery(...)
+    local operation, fields = strip(...)
+    return native.identity(operation, fields or {})
+  end
+
   ctx.log = require("wb").log
   return ctx
 end
@@ -136,6 +155,7 @@ function runtime.prepare(flow)
     description = flow.description,
     steps = {},
     codes = flow.codes or {},
+    results = flow.results or {},
     messages = copy_list(flow.messages),
     has_on_finish = type(flow.on_finish) == "function",
     watch_needs = watch_needs,

@@ -1,0 +1,13 @@
+import Settings
+
+/// The settings of a run's gallery (docs/gallery.md).
+public enum GallerySettings {
+  public static let declarations: [SettingDeclaration] = [
+    .string(
+      "gallery.location", default: "",
+      doc: "The gallery flows enroll into and search: a SQLite file, or a postgres:// URL (run --gallery)"),
+    .number(
+      "gallery.threshold", default: Double(Gallery.defaultThreshold), minimum: 0.05, maximum: 1.5,
+      doc: "Two faces are the same person when their descriptors are nearer than this (dlib's usual 0.6)"),
+  ]
+}

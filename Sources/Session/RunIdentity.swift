@@ -1,0 +1,212 @@
+import Crypto
+import Estimators
+import FaceRecognition
+import Flows
+import Foundation
+import Gallery
+import Imaging
+import JSONCore
+import Settings
+
+/// Who the faces of a run are: descriptors of the frame being processed,
+/// kept by name for the flow, and the gallery the flow enrolls into and
+/// searches (the setting gallery.location, opened on first use). Answers
+/// are tables for the flow; failures are answers with an `error` name
+/// (docs/gallery.md), so that a flow can end with its own result code.
+final class RunIdentity: FaceIdentity {
+  private let describer: FaceDescriptorEstimator
+  private let frames: FrameInput
+  private let location: String
+  private let threshold: Float
+  private var gallery: Gallery?
+  private var kept: [String: NewFace] = [:]
+
+  init(describer: FaceDescriptorEstimator, frames: FrameInput, settings: ResolvedSettings) {
+    self.describer = describer
+    self.frames = frames
+    location = settings.string("gallery.location") ?? ""
+    threshold = Float(settings.number("gallery.threshold") ?? Double(Gallery.defaultThreshold))
+  }
+
+  /// The run's descriptor estimator, when its steps need descriptors and
+  /// the input has frames.
+  static func make(pipeline: FramePipeline?, frames: FrameInput?, settings: ResolvedSettings) -> RunIdentity? {
+    guard let frames,
+      let describer = pipeline?.estimators.lazy.compactMap({ $0 as? FaceDescriptorEstimator }).first
+    else { return nil }
+    return RunIdentity(describer: describer, frames: frames, settings: settings)
+  }
+
+  func describe(_ name: String, source: String) -> JSONObject {
+    let decoded = frames.pipeline.lastDecoded
+    do {
+      let described: DescribedFace
+      let pixels: ImageBuffer
+      if source == "portrait" {
+        guard let portrait = portraitImage(decoded) else {
+          return Self.failure("no_portrait", "the frame has no card portrait to describe")
+        }
+        described = try describer.describeSingleFace(in: portrait)
+        pixels = portrait
+      } else {
+        described = try describer.describeLargestFace(in: decoded)
+        pixels = decoded.color
+      }
+      kept[name] = NewFace(
+        descriptor: described.descriptor, imageSHA256: Self.sha256(pixels),
+        source: "frame \(decoded.index) (\(source))")
+      return JSONObject([("found", .bool(true)), ("frame", .integer(decoded.index))])
+    } catch {
+      var answer = Self.failure(GalleryFailure(error).name.rawValue, error.message)
+      answer["found"] = .bool(false)
+      return answer
+    }
+  }
+
+  func perform(_ operation: String, _ arguments: JSONObject) -> JSONObject {
+    do throws(GalleryFailure) {
+      switch operation {
+      case "compare": return try compare(arguments)
+      case "enroll": return try enroll(arguments)
+      case "add_faces": return try addFaces(arguments)
+      case "verify": return try verify(arguments)
+      default: return try identify(arguments)
+      }
+    } catch {
+      return Self.failure(error.name.rawValue, error.message)
+    }
+  }
+
+  private func compare(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
+    let names = (arguments["faces"]?.arrayValue ?? []).compactMap(\.stringValue)
+    guard names.count == 2 else {
+      throw GalleryFailure(.missingImage, "compare needs two described faces: faces = { \"live\", \"card\" }")
+    }
+    let match = FaceMatch(
+      distance: try face(names[0]).descriptor.distance(to: try face(names[1]).descriptor), threshold: threshold)
+    return Self.matchFields(match)
+  }
+
+  private func enroll(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
+    let id = try Self.text(arguments, "user")
+    let user = GalleryUser(
+      id: id, name: arguments["name"]?.stringValue ?? id, details: arguments["details"]?.objectValue ?? JSONObject(),
+      groups: arguments["group"]?.stringValue.map { [$0] } ?? [])
+    let faces = try facesArgument(arguments)
+    let store = try openGallery().store
+    let added = try GalleryFailure.run { () throws(GalleryError) in
+      try store.enroll(Enrollment(user: user, faces: faces))
+    }
+    return JSONObject([("user", .string(id)), ("faces", .array(added.map { .integer($0.id) }))])
+  }
+
+  private func addFaces(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
+    let id = try Self.text(arguments, "user")
+    let faces = try facesArgument(arguments)
+    let store = try openGallery().store
+    let added = try GalleryFailure.run { () throws(GalleryError) in try store.addFaces(faces, toUser: id) }
+    return JSONObject([("user", .string(id)), ("faces", .array(added.map { .integer($0.id) }))])
+  }
+
+  private func verify(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
+    let id = try Self.text(arguments, "user")
+    let probe = try face(arguments["face"]?.stringValue ?? "live")
+    let gallery = try openGallery()
+    let result = try GalleryFailure.run { () throws(GalleryError) in try gallery.verify(probe.descriptor, user: id) }
+    var fields = Self.matchFields(FaceMatch(distance: result.distance, threshold: result.threshold))
+    fields["user"] = .string(id)
+    fields["face_id"] = .integer(result.faceID)
+    return fields
+  }
+
+  private func identify(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
+    let group = arguments["group"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+    let top = Int(arguments["top"]?.integerValue ?? 1)
+    guard (1...100).contains(top) else { throw GalleryFailure(.invalidName, "top must be 1 to 100, not \(top)") }
+    let probe = try face(arguments["face"]?.stringValue ?? "live")
+    let gallery = try openGallery()
+    let candidates = try GalleryFailure.run { () throws(GalleryError) in
+      try gallery.identify(probe.descriptor, group: group, top: top)
+    }
+    let best = candidates.first.flatMap { FaceMatch(distance: $0.distance, threshold: threshold).isMatch ? $0 : nil }
+    var fields = JSONObject([("match", .bool(best != nil))])
+    fields["user"] = best.map { JSONValue.string($0.userID) }
+    fields["group"] = group.map { JSONValue.string($0) }
+    fields["threshold"] = Self.rounded(threshold)
+    fields["candidates"] = .array(
+      candidates.map {
+        .object(JSONObject([("user", .string($0.userID)), ("distance", Self.rounded($0.distance))]))
+      })
+    return fields
+  }
+
+  private func face(_ name: String) throws(GalleryFailure) -> NewFace {
+    guard let face = kept[name] else {
+      throw GalleryFailure(
+        .missingImage,
+        "no face was described as '\(name)'"
+          + (kept.isEmpty ? "" : " (described: \(kept.keys.sorted().joined(separator: ", ")))"))
+    }
+    return face
+  }
+
+  private func facesArgument(_ arguments: JSONObject) throws(GalleryFailure) -> [NewFace] {
+    let names = (arguments["faces"]?.arrayValue ?? []).compactMap(\.stringValue)
+    guard !names.isEmpty else {
+      throw GalleryFailure(.missingImage, "no faces to enroll: faces = { \"best_shot\" } names described faces")
+    }
+    var faces: [NewFace] = []
+    for name in names { faces.append(try face(name)) }
+    return faces
+  }
+
+  private func openGallery() throws(GalleryFailure) -> Gallery {
+    if let gallery { return gallery }
+    guard !location.isEmpty else {
+      throw GalleryFailure(
+        .galleryUnavailable, "no gallery: set gallery.location (run --gallery FILE)")
+    }
+    do {
+      let opened = try Gallery.open(location, create: true, threshold: threshold)
+      gallery = opened
+      return opened
+    } catch {
+      throw GalleryFailure(error)
+    }
+  }
+
+  private func portraitImage(_ decoded: DecodedFrame) -> ImageBuffer? {
+    for estimator in frames.pipeline.estimators {
+      guard let provider = estimator as? any CaptureImageProvider, provider.captureImageNames.contains("portrait")
+      else { continue }
+      if let image = provider.captureImage(named: "portrait", frame: decoded), image.format == .rgb8 {
+        return image.copy()
+      }
+    }
+    return nil
+  }
+
+  private static func text(_ arguments: JSONObject, _ key: String) throws(GalleryFailure) -> String {
+    guard let value = arguments[key]?.stringValue, !value.isEmpty else {
+      throw GalleryFailure(.invalidName, "\(key) is missing: give \(key) = \"...\"")
+    }
+    return value
+  }
+
+  private static func matchFields(_ match: FaceMatch) -> JSONObject {
+    JSONObject([
+      ("distance", rounded(match.distance)), ("threshold", rounded(match.threshold)), ("match", .bool(match.isMatch)),
+    ])
+  }
+
+  private static func rounded(_ value: Float) -> JSONValue { .number((Double(value) * 10_000).rounded() / 10_000) }
+
+  private static func failure(_ name: String, _ message: String) -> JSONObject {
+    JSONObject([("error", .string(name)), ("message", .string(message))])
+  }
+
+  private static func sha256(_ image: ImageBuffer) -> String {
+    let bytes = UnsafeRawBufferPointer(start: image.pixels, count: image.byteCount)
+    return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+  }
+}
