@@ -30,8 +30,10 @@ func runRecognitionBenchmarks() throws {
   }
   let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 5
   let recognizer = try FaceRecognizer(models: models)
-  let photos = ["obama-480.jpg", "obama2-480.jpg", "obama3-480.jpg", "biden-480.jpg", "0001.jpg", "0027.jpg"]
-    .map { root + "/Tests/Fixtures/frames/" + $0 }
+  let photos = [
+    "frames/obama-480.jpg", "people/obama2-480.jpg", "people/obama3-480.jpg", "frames/biden-480.jpg", "frames/0001.jpg",
+    "frames/0027.jpg",
+  ].map { root + "/Tests/Fixtures/" + $0 }
   let people = ["obama", "obama", "obama", "biden", "blink", "blink"]
 
   print("recognition: alignment accuracy on \(photos.count) real photos of 3 people (distances)")

@@ -71,6 +71,13 @@ struct RunCommand: ParsableCommand {
   @Option(
     name: .long,
     help: ArgumentHelp(
+      "The face gallery the flow enrolls into and searches: a SQLite file or a postgres:// URL (the setting gallery.location).",
+      valueName: "file|url"))
+  var gallery: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
       "Write a session report (report.html: timelines, hints, key frames, settings, result) into this folder.",
       valueName: "folder"))
   var report: String?
@@ -103,7 +110,10 @@ struct RunCommand: ParsableCommand {
   func run() throws {
     let logger: Logger
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
-    var options = RunOptions(flow: settings.flowOptions(path: flow), input: frames.spec(input: input))
+    var flowOptions = settings.flowOptions(path: flow)
+    // Before the --set values, so that an explicit --set gallery.location still wins.
+    if let gallery { flowOptions.assignments.insert("gallery.location=\(gallery)", at: 0) }
+    var options = RunOptions(flow: flowOptions, input: frames.spec(input: input))
     options.recordingFPS = frames.recordingFPS
     options.recordPath = record
     options.recordPolicy = RecordPolicy(rawValue: recordPolicy) ?? .always

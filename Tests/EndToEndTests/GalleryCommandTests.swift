@@ -7,6 +7,7 @@ import Testing
 /// `workbench gallery` on real photos, and a gallery that survives SIGKILL.
 @Suite struct GalleryCommandTests {
   static let frames = "Tests/Fixtures/frames/"
+  static let people = "Tests/Fixtures/people/"
   static var recognitionInstalled: Bool {
     FileManager.default.fileExists(atPath: packageRoot + "/models/dlib_face_recognition_resnet_model_v1.dat")
       && FileManager.default.fileExists(atPath: packageRoot + "/models/face_landmarker.task")
@@ -37,7 +38,7 @@ import Testing
     #expect(answer["threshold"] == .number(0.6))
     // Two other photos of him are him.
     for photo in ["obama2-480.jpg", "obama3-480.jpg"] {
-      (outcome, answer) = try gallery(["verify", "--user", "obama", Self.frames + photo], folder)
+      (outcome, answer) = try gallery(["verify", "--user", "obama", Self.people + photo], folder)
       #expect(outcome.status == 0, "\(outcome)")
       #expect(answer["match"] == .bool(true) && (answer["distance"]?.doubleValue ?? 1) < 0.6)
     }
@@ -46,7 +47,7 @@ import Testing
       ["enroll", "--user", "biden", "--group", "staff", Self.frames + "biden-480.jpg"], folder)
     #expect(outcome.status == 0, "\(outcome)")
     (outcome, answer) = try gallery(
-      ["identify", "--group", "staff", "--top", "2", Self.frames + "obama3-480.jpg"], folder)
+      ["identify", "--group", "staff", "--top", "2", Self.people + "obama3-480.jpg"], folder)
     #expect(outcome.status == 0, "\(outcome)")
     #expect(answer["user"] == .string("obama"))
     #expect(answer["candidates"]?.arrayValue?.compactMap { $0["user"]?.stringValue } == ["obama", "biden"])
@@ -61,10 +62,10 @@ import Testing
     defer { folder.remove() }
     _ = try gallery(["enroll", "--user", "obama", Self.frames + "obama-480.jpg"], folder)
     let cases: [([String], String, Int32)] = [
-      (["verify", "--user", "nobody", Self.frames + "obama2-480.jpg"], "user_not_found", 5),
-      (["enroll", "--user", "obama", Self.frames + "obama2-480.jpg"], "user_exists", 5),
-      (["enroll", "--user", "x", "--group", "nowhere", Self.frames + "obama2-480.jpg"], "group_not_found", 5),
-      (["identify", "--group", "nowhere", Self.frames + "obama2-480.jpg"], "group_not_found", 5),
+      (["verify", "--user", "nobody", Self.people + "obama2-480.jpg"], "user_not_found", 5),
+      (["enroll", "--user", "obama", Self.people + "obama2-480.jpg"], "user_exists", 5),
+      (["enroll", "--user", "x", "--group", "nowhere", Self.people + "obama2-480.jpg"], "group_not_found", 5),
+      (["identify", "--group", "nowhere", Self.people + "obama2-480.jpg"], "group_not_found", 5),
       (["enroll", "--user", "crowd", "Tests/Fixtures/faces/multi_face.jpg"], "several_faces", 4),
       (["enroll", "--user", "x", "nothere.jpg"], "invalid_image_path", 4),
       (["enroll", "--user", "x", "README.md"], "invalid_image", 4),

@@ -27,8 +27,8 @@ struct StillFacesTests {
   func samePersonIsCloseAndAnotherIsFar(alignment: FaceAlignment) throws {
     let reader = try Self.reader(alignment)
     let obama = try reader.describeSingleFace(at: RecognitionInstall.frame("obama-480.jpg")).descriptor
-    let obama2 = try reader.describeSingleFace(at: RecognitionInstall.frame("obama2-480.jpg")).descriptor
-    let obama3 = try reader.describeSingleFace(at: RecognitionInstall.frame("obama3-480.jpg")).descriptor
+    let obama2 = try reader.describeSingleFace(at: RecognitionInstall.frame("../people/obama2-480.jpg")).descriptor
+    let obama3 = try reader.describeSingleFace(at: RecognitionInstall.frame("../people/obama3-480.jpg")).descriptor
     let biden = try reader.describeSingleFace(at: RecognitionInstall.frame("biden-480.jpg")).descriptor
     for (a, b) in [(obama, obama2), (obama, obama3), (obama2, obama3)] {
       #expect(a.distance(to: b) < 0.5)

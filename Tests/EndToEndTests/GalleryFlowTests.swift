@@ -1,0 +1,97 @@
+import Foundation
+import JSONCore
+import TestSupport
+import Testing
+
+/// The gallery flows on the bundled real recording: enroll, face-add,
+/// verify and identify, against a gallery the command line filled.
+@Suite(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+struct GalleryFlowTests {
+  private let recording = "examples/recordings/face-blink.avi"
+
+  func run(_ flow: String, _ folder: TemporaryFolder, _ settings: [String]) throws -> (Outcome, [JSONValue]) {
+    let events = folder.file("events-\(UUID().uuidString).jsonl")
+    var arguments = ["run", "examples/\(flow).lua", "--input", recording, "--quiet", "--events", events]
+    arguments += ["--gallery", folder.file("people.sqlite")]
+    for setting in settings { arguments += ["--set", setting] }
+    let outcome = try workbench(arguments, folder: folder)
+    return (outcome, (try? GalleryFlowTests.records(events)) ?? [])
+  }
+
+  static func records(_ path: String) throws -> [JSONValue] { try events(path) }
+
+  func gallery(_ arguments: [String], _ folder: TemporaryFolder) throws -> Outcome {
+    try workbench(["gallery", "--gallery", folder.file("people.sqlite")] + arguments, folder: folder)
+  }
+
+  @Test func verifyPassesForThePersonAndFailsForSomeoneElse() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // The man of the recording, from another of its frames; and another man.
+    #expect(try gallery(["enroll", "--user", "man", "Tests/Fixtures/frames/0040.jpg"], folder).status == 0)
+    #expect(try gallery(["enroll", "--user", "obama", "Tests/Fixtures/frames/obama-480.jpg"], folder).status == 0)
+
+    var (outcome, records) = try run("verify", folder, ["user=man"])
+    #expect(outcome.status == 0, "\(outcome)")
+    let verified = try #require(records.first { $0["type"] == "identity" && $0["operation"] == "verify" })
+    #expect(verified["match"] == .bool(true) && (verified["distance"]?.doubleValue ?? 1) < 0.4, "\(verified)")
+    #expect(try result(records)["message"] == .string("Verified: the face matches"))
+
+    (outcome, records) = try run("verify", folder, ["user=obama"])
+    #expect(outcome.status == 1, "\(outcome)")
+    let refused = try result(records)
+    #expect(refused["reason"] == .string("face_no_match") && refused["code"] == .integer(2001), "\(refused)")
+    let distance = records.first { $0["type"] == "identity" && $0["operation"] == "verify" }?["distance"]
+    #expect((distance?.doubleValue ?? 0) > 0.6)
+
+    (outcome, records) = try run("verify", folder, ["user=nobody"])
+    #expect(try result(records)["reason"] == .string("user_not_found"), "\(outcome)")
+  }
+
+  @Test func enrollThenIdentifyAndAddAFace() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    #expect(try gallery(["group", "create", "staff"], folder).status == 0)
+    #expect(
+      try gallery(["enroll", "--user", "obama", "--group", "staff", "Tests/Fixtures/frames/obama-480.jpg"], folder)
+        .status == 0)
+
+    var (outcome, records) = try run("enroll", folder, ["user=man", "name=The man", "group=staff", "enroll.shots=2"])
+    #expect(outcome.status == 0, "\(outcome)")
+    let shown = try gallery(["user", "show", "man"], folder)
+    let user = try JSONParser.parse(shown.stdout)["user"]
+    #expect(user?["name"] == .string("The man") && user?["groups"] == .array([.string("staff")]), "\(shown)")
+    #expect(user?["faces"]?.arrayValue?.count == 2)
+
+    // Enrolling the same id again is refused, with the flow's code.
+    (outcome, records) = try run("enroll", folder, ["user=man"])
+    #expect(outcome.status == 1)
+    #expect(try result(records)["code"] == .integer(2002))
+
+    (outcome, records) = try run("identify", folder, ["group=staff", "identify.top=2", "messages.language=zh-HK"])
+    #expect(outcome.status == 0, "\(outcome)")
+    let identified = try #require(records.first { $0["type"] == "status" && $0["status"] == "IDENTIFIED" })
+    #expect(identified["user"] == .string("man"))
+    #expect(identified["candidates"]?.arrayValue?.compactMap { $0["user"]?.stringValue } == ["man", "obama"])
+    #expect(try result(records)["message"] == .string("已在人臉庫中識別"))
+
+    (outcome, records) = try run("face-add", folder, ["user=man"])
+    #expect(outcome.status == 0, "\(outcome)")
+    let again = try JSONParser.parse(try gallery(["user", "show", "man"], folder).stdout)
+    #expect(again["user"]?["faces"]?.arrayValue?.count == 3)
+
+    (outcome, records) = try run("identify", folder, ["group=nowhere"])
+    #expect(try result(records)["reason"] == .string("group_not_found"))
+  }
+
+  @Test func aFlowWithoutAGalleryEndsWithGalleryUnavailable() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let events = folder.file("e.jsonl")
+    let outcome = try workbench(
+      ["run", "examples/verify.lua", "--input", recording, "--quiet", "--events", events, "--set", "user=man"],
+      folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    #expect(try result(try Self.records(events))["reason"] == .string("gallery_unavailable"))
+  }
+}
