@@ -265,7 +265,7 @@ let package = Package(
         "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
       ]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery"],
+      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture"],
       exclude: ["Fixtures"]),
   ]
 )

@@ -69,9 +69,16 @@ local function back_to_front(name, hint, passed_hint)
   }
 end
 
+-- The flow's parts, for flows that build on the card check (such as
+-- card-then-face.lua): name, description, codes, messages, steps, watch,
+-- on_finish, and `phase`, whose field `card` the watchers read: while it
+-- is true they watch the card; a flow that goes on to something else sets
+-- it to false so that a card put away is not "lost".
+--
 -- generation "2018": flipped right, back, left, back (about the vertical
 -- axis, card.tilt_y); "2003": up, back, down, back (card.tilt_x).
-function hkid.flow(generation)
+function hkid.parts(generation)
+  local phase = { card = true }
   local axis = generation == "2018" and "card.tilt_y" or "card.tilt_x"
   local first_hint = generation == "2018" and "idcard_operation_title2" or "idcard_operation_title4"
   local first_done_hint = generation == "2018" and "idcard_operation_title8" or "idcard_operation_title9"
@@ -82,10 +89,12 @@ function hkid.flow(generation)
   local seen = false
   local function gone(m)
     if found(m) then seen = true end
-    return seen and not found(m)
+    return phase.card and seen and not found(m)
   end
+  local function watching(m) return phase.card and found(m) end
 
-  return wb.flow {
+  return {
+    phase = phase,
     name = "hkid-" .. generation,
     description = "HKID " .. generation .. " card: flip " .. (generation == "2018" and "right, back, left, back" or "up, back, down, back"),
     codes = { passed = 0, first = 1, exposure = 2, lost = 3, overtime = 4 },
@@ -117,17 +126,17 @@ function hkid.flow(generation)
       back_to_front("back to front again", nil, "idcard_operation_title12"),
     },
     watch = {
-      wb.alert { status = "FAR", when = function(m) return found(m) and m.card.width_ratio ~= nil and m.card.width_ratio < H.far_ratio end,
+      wb.alert { status = "FAR", when = function(m) return watching(m) and m.card.width_ratio ~= nil and m.card.width_ratio < H.far_ratio end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title13" },
-      wb.alert { status = "NEAR", when = function(m) return found(m) and m.card.width_ratio ~= nil and m.card.width_ratio > H.near_ratio end,
+      wb.alert { status = "NEAR", when = function(m) return watching(m) and m.card.width_ratio ~= nil and m.card.width_ratio > H.near_ratio end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title14" },
-      wb.alert { status = "OVERSPEED", when = function(m) return found(m) and m.card.speed ~= nil and m.card.speed > H.max_speed end,
+      wb.alert { status = "OVERSPEED", when = function(m) return watching(m) and m.card.speed ~= nil and m.card.speed > H.max_speed end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title15" },
-      wb.guard { reason = "exposure", code = 2, when = function(m) return found(m) and m.card.glare ~= nil and m.card.glare > H.glare_max end,
+      wb.guard { reason = "exposure", code = 2, when = function(m) return watching(m) and m.card.glare ~= nil and m.card.glare > H.glare_max end,
                  needs = needs, for_ms = H.exposure_ms, hint = "idcard_operation_title6" },
       wb.guard { reason = "lost", code = 3, when = gone, needs = needs, for_ms = H.lost_ms },
       wb.guard { reason = "overtime", code = 4, hint = "idcard_operation_title11",
-                 when = function(m, ctx) return m.t - (ctx.flow_started_at or m.t) >= H.overtime end },
+                 when = function(m, ctx) return phase.card and m.t - (ctx.flow_started_at or m.t) >= H.overtime end },
     },
     on_finish = function(flow, ctx, result)
       if result.success then
@@ -139,6 +148,12 @@ function hkid.flow(generation)
       end
     end,
   }
+end
+
+function hkid.flow(generation)
+  local parts = hkid.parts(generation)
+  parts.phase = nil
+  return wb.flow(parts)
 end
 
 return hkid

@@ -60,6 +60,10 @@ public struct AnalyticsMapping: Sendable {
   public var codes: [String: String] = [:]
   /// Identical IN_PROGRESS records closer together than this are dropped.
   public var throttleSeconds = 5.0
+  /// A status or hint key after which the trace is on another kind's page
+  /// ("card", "face", "other"): a flow that scans a card, then the face
+  /// (`"CARD_COMPLETE": "face"`), reports the face part on the FACE page.
+  public var switches: [String: String] = [:]
 
   public init() {}
 
@@ -92,6 +96,16 @@ public struct AnalyticsMapping: Sendable {
         continue
       }
       mapping.codes[key] = code
+    }
+    for (key, kind) in value["switch"]?.objectValue ?? JSONObject() {
+      guard let kind = kind.stringValue, ["card", "face", "other"].contains(kind) else {
+        problems.append(
+          Diagnostic(
+            "a page switch names \"card\", \"face\" or \"other\"", at: SourceLocation(file: path, key: "switch." + key))
+        )
+        continue
+      }
+      mapping.switches[key] = kind
     }
     if let seconds = value["throttle_seconds"]?.doubleValue { mapping.throttleSeconds = seconds }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
@@ -174,6 +188,7 @@ public final class AnalyticsEventSink: EventSink {
       let key =
         event["key"]?.stringValue ?? event["status"]?.stringValue
         ?? event["reason"]?.stringValue.map { "intermediate." + $0 }
+      if let key, let kind = mapping.switches[key] { self.kind = kind }
       guard let key, let statusCode = code(key) else { return }
       // The same code again within the throttle window is noise to an analytics backend.
       if let last = lastInProgress[statusCode], event.t - last < mapping.throttleSeconds { return }

@@ -26,6 +26,38 @@ public final class CardTexture {
     self.init(base: image, layout: layout)
   }
 
+  /// The built-in design with a photo (rgb8) as its portrait: scaled to
+  /// cover the portrait's area and cropped about its centre, as a card's
+  /// photo is printed. For cards whose portrait is a given person.
+  public convenience init(
+    portrait photo: ImageBuffer, layout: CardLayout = .hongKongIdentityCard, texelsPerMillimetre: Double = 8
+  ) throws(ImagingError) {
+    let width = Int((CardFormat.width * texelsPerMillimetre).rounded())
+    let height = Int((CardFormat.height * texelsPerMillimetre).rounded())
+    let image = ImageBuffer(width: width, height: height, format: .rgb8)
+    CardTexture.drawDesign(into: image, layout: layout)
+    let area = (
+      x: Int((layout.portrait.x * Double(width)).rounded()), y: Int((layout.portrait.y * Double(height)).rounded()),
+      width: Int((layout.portrait.width * Double(width)).rounded()),
+      height: Int((layout.portrait.height * Double(height)).rounded())
+    )
+    let rgb = ImageBuffer(format: .rgb8)
+    try ImageConversion.convert(photo, to: .rgb8, into: rgb)
+    let scale = max(Double(area.width) / Double(rgb.width), Double(area.height) / Double(rgb.height))
+    let scaled = ImageBuffer(format: .rgb8)
+    try ImageConversion.resize(
+      rgb, width: max(area.width, Int((Double(rgb.width) * scale).rounded(.up))),
+      height: max(area.height, Int((Double(rgb.height) * scale).rounded(.up))), into: scaled)
+    let left = (scaled.width - area.width) / 2
+    let top = (scaled.height - area.height) / 2
+    for row in 0..<area.height {
+      let from = scaled.pixels + ((top + row) * scaled.width + left) * 3
+      let to = image.pixels + ((area.y + row) * width + area.x) * 3
+      to.update(from: from, count: area.width * 3)
+    }
+    self.init(base: image, layout: layout)
+  }
+
   /// A user's picture of a card front (gray8 or rgb8), stretched to the card.
   public convenience init(image: ImageBuffer, layout: CardLayout = .hongKongIdentityCard) throws(ImagingError) {
     let rgb = ImageBuffer(format: .rgb8)
@@ -128,6 +160,24 @@ public final class CardTexture {
 }
 
 extension CardTexture {
+  /// The built-in design with the JPEG photo at `path` as its portrait.
+  public static func load(portrait path: String, layout: CardLayout = .hongKongIdentityCard) throws(WorkbenchError)
+    -> CardTexture
+  {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw WorkbenchError(.input, "cannot read the portrait image", at: SourceLocation(file: path))
+    }
+    let image = ImageBuffer(format: .rgb8)
+    do {
+      try JPEGDecoder().decode([UInt8](data), into: image, format: .rgb8)
+      return try CardTexture(portrait: image, layout: layout)
+    } catch {
+      throw WorkbenchError(
+        .input, "not a usable JPEG image: \(error.message)", at: SourceLocation(file: path),
+        help: "give a JPEG photo of a face, about 3:4 (it is cropped about its centre)")
+    }
+  }
+
   /// A card front from a JPEG file.
   public static func load(path: String, layout: CardLayout = .hongKongIdentityCard) throws(WorkbenchError)
     -> CardTexture

@@ -41,11 +41,22 @@ struct SynthCardCommand: ParsableCommand {
     help: ArgumentHelp("A JPEG of a card front to use instead of the built-in design.", valueName: "image.jpg"))
   var texture: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "A JPEG photo of a face printed as the built-in design's portrait (cropped about its centre to 3:4).",
+      valueName: "image.jpg"))
+  var portrait: String?
+
   func validate() throws {
     guard let dimensions = SizeText.parse(size), dimensions.width >= 16, dimensions.height >= 16,
       dimensions.width <= 7680, dimensions.height <= 4320
     else { throw ValidationError("--size takes WIDTHxHEIGHT between 16x16 and 7680x4320, e.g. 1280x720") }
     if !(fps > 0 && fps <= 240) { throw ValidationError("--fps takes a rate above 0 and at most 240, e.g. 30") }
+    if texture != nil && portrait != nil {
+      throw ValidationError(
+        "give --texture (a whole card front) or --portrait (a photo on the built-in design), not both")
+    }
     if let focal, !(focal > 1 && focal.isFinite) {
       throw ValidationError("--focal takes a length in pixels, e.g. 1100")
     }
@@ -55,7 +66,8 @@ struct SynthCardCommand: ParsableCommand {
     let dimensions = SizeText.parse(size)!
     do {
       let plan = try CardSchedule.load(path: schedule)
-      let design = try texture.map { (path) throws(WorkbenchError) in try CardTexture.load(path: path) }
+      var design = try texture.map { (path) throws(WorkbenchError) in try CardTexture.load(path: path) }
+      if let portrait { design = try CardTexture.load(portrait: portrait) }
       let options = CardSceneOptions(
         width: dimensions.width, height: dimensions.height, fps: fps, focal: focal, seed: seed)
       let frames = try CardScene(schedule: plan, options: options, texture: design).write(to: out)
