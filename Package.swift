@@ -24,6 +24,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
   ],
   targets: [
     // Lua 5.4 from the system (Debian liblua5.4-dev).
@@ -66,6 +67,8 @@ let package = Package(
       dependencies: [
         "FaceRecognition", "JSONCore", "Diagnostics", "Imaging", "Settings",
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
       ]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
     .target(

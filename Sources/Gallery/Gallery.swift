@@ -18,14 +18,13 @@ public final class Gallery {
     self.threshold = threshold
   }
 
-  /// The gallery at `location`: a SQLite file, or (later) a postgres:// URL.
+  /// The gallery at `location`: a SQLite file, or a postgres:// URL (the
+  /// tables are made in that database when it has none; `create` is for files).
   public static func open(_ location: String, create: Bool = true, threshold: Float = Gallery.defaultThreshold)
     throws(GalleryError) -> Gallery
   {
     if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-      throw GalleryError(
-        .unavailable, "PostgreSQL galleries are not available in this build",
-        help: "use a SQLite file for --gallery")
+      return Gallery(store: try PostgresGallery(url: location), threshold: threshold)
     }
     return Gallery(store: try SQLiteGallery(path: location, create: create), threshold: threshold)
   }

@@ -92,25 +92,41 @@ import Testing
     #expect(missing.status == 5 && missing.stdout.contains("gallery_unavailable"), "\(missing)")
   }
 
+  /// A shared gallery: one process enrolls into a PostgreSQL database, and
+  /// another, on its own connection, identifies the new face.
+  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  func twoProcessesShareAPostgreSQLGallery() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = try PostgresTestServer.shared().database()
+    func gallery(_ arguments: [String]) throws -> (Outcome, JSONObject) {
+      let outcome = try workbench(["gallery", "--gallery", url] + arguments, folder: folder)
+      return (outcome, try JSONParser.parse(outcome.stdout).objectValue ?? JSONObject())
+    }
+    var (outcome, answer) = try gallery(["group", "create", "kiosk"])
+    #expect(outcome.status == 0, "\(outcome)")
+    (outcome, answer) = try gallery(["identify", "--group", "kiosk", Self.people + "obama2-480.jpg"])
+    #expect(outcome.status == 1 && answer["candidates"] == .array([]), "\(outcome)")
+    (outcome, answer) = try gallery(["enroll", "--user", "obama", "--group", "kiosk", Self.frames + "obama-480.jpg"])
+    #expect(outcome.status == 0, "\(outcome)")
+    (outcome, answer) = try gallery(["identify", "--group", "kiosk", Self.people + "obama2-480.jpg"])
+    #expect(outcome.status == 0 && answer["user"] == .string("obama"), "\(outcome)")
+    (outcome, answer) = try gallery(["verify", "--user", "obama", Self.frames + "biden-480.jpg"])
+    #expect(outcome.status == 1 && answer["match"] == .bool(false), "\(outcome)")
+    // The password never shows in messages.
+    let refused = try workbench(
+      ["gallery", "--gallery", "postgres://someone:secret@127.0.0.1:1/none", "user", "list"], folder: folder)
+    #expect(
+      refused.status == 5 && !refused.stdout.contains("secret") && !refused.stderr.contains("secret"), "\(refused)")
+  }
+
   /// An import killed half way: every user before the kill is there whole
   /// (their faces, their groups), none after it, and SQLite finds nothing wrong.
   @Test func aGalleryKilledMidImportStaysConsistent() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let count = 6000
-    var lines = [#"{"workbench_gallery":1,"descriptor":"dlib_face_recognition_resnet_model_v1"}"#]
-    lines.append(#"{"group":{"id":"staff","name":"Staff"}}"#)
-    for index in 0..<count {
-      let faces = (0...(index % 5)).map { face in
-        let values = (0..<128).map { Float(($0 * 31 + index * 7 + face) % 97) / 97 - 0.5 }
-        let bytes = FaceDescriptorBytes.of(values)
-        return #"{"descriptor":"\#(bytes)","sha256":"\#(String(repeating: "0", count: 64))","source":"f\#(face)"}"#
-      }
-      lines.append(
-        #"{"user":{"id":"u\#(index)","name":"U","details":{},"groups":["staff"]},"faces":[\#(faces.joined(separator: ","))]}"#
-      )
-    }
-    let export = try folder.write("export.jsonl", lines.joined(separator: "\n") + "\n")
+    let export = try folder.write("export.jsonl", Self.exportLines(count: count).joined(separator: "\n") + "\n")
     let path = folder.file("people.sqlite")
     let run = try Launched(["gallery", "--gallery", path, "import", export], folder: folder)
     // Kill it once some users are in, while it is still writing.
@@ -138,6 +154,50 @@ import Testing
     let resumed = try workbench(["gallery", "--gallery", path, "import", "--skip-existing", export], folder: folder)
     #expect(resumed.status == 0, "\(resumed)")
     #expect(try store.users(inGroup: nil).count == count)
+  }
+
+  /// The same for a PostgreSQL gallery: killed mid-import, each user is
+  /// there whole or not at all.
+  @Test func aPostgreSQLGalleryKilledMidImportStaysConsistent() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let count = 3000
+    let export = try folder.write("export.jsonl", Self.exportLines(count: count).joined(separator: "\n") + "\n")
+    let url = try PostgresTestServer.shared().database()
+    let run = try Launched(["gallery", "--gallery", url, "import", export], folder: folder)
+    let store = try PostgresGallery(url: url)
+    var seen = 0
+    let deadline = Date().addingTimeInterval(120)
+    while run.isRunning && seen < 100 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.02)
+      seen = (try? store.users(inGroup: nil).count) ?? 0
+    }
+    kill(run.process.processIdentifier, SIGKILL)
+    let outcome = run.wait()
+    #expect(outcome.signaled, "the import ended before it was killed: \(outcome)")
+    let users = try store.users(inGroup: nil)
+    #expect(users.count >= seen && users.count < count, "\(users.count) users")
+    #expect(Set(users.map(\.id)) == Set((0..<users.count).map { "u\($0)" }), "not a prefix of the file")
+    for user in users {
+      #expect(user.faceCount == Int(user.id.dropFirst())! % 5 + 1 && user.groups == ["staff"], "\(user)")
+    }
+    #expect(try store.descriptors(user: nil, group: nil).count == users.reduce(0) { $0 + $1.faceCount })
+  }
+
+  static func exportLines(count: Int) -> [String] {
+    var lines = [#"{"workbench_gallery":1,"descriptor":"dlib_face_recognition_resnet_model_v1"}"#]
+    lines.append(#"{"group":{"id":"staff","name":"Staff"}}"#)
+    for index in 0..<count {
+      let faces = (0...(index % 5)).map { face in
+        let values = (0..<128).map { Float(($0 * 31 + index * 7 + face) % 97) / 97 - 0.5 }
+        let bytes = FaceDescriptorBytes.of(values)
+        return #"{"descriptor":"\#(bytes)","sha256":"\#(String(repeating: "0", count: 64))","source":"f\#(face)"}"#
+      }
+      lines.append(
+        #"{"user":{"id":"u\#(index)","name":"U","details":{},"groups":["staff"]},"faces":[\#(faces.joined(separator: ","))]}"#
+      )
+    }
+    return lines
   }
 }
 

@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A throwaway PostgreSQL server for the tests of shared galleries: a new
+/// cluster (initdb) in a temporary folder, listening on a free loopback
+/// port, trusted without a password, stopped when the test process exits.
+/// As root it runs as the `postgres` system user, which the server needs.
+/// Each test asks for a database of its own.
+public final class PostgresTestServer: @unchecked Sendable {
+  public let port: Int
+  public let folder: String
+  private let binaries: String
+
+  /// The one server of this test process, started on first use.
+  public static func shared() throws -> PostgresTestServer {
+    lock.lock()
+    defer { lock.unlock() }
+    if let running { return running }
+    let server = try PostgresTestServer()
+    running = server
+    atexit { PostgresTestServer.running?.stop() }
+    return server
+  }
+
+  nonisolated(unsafe) private static var running: PostgresTestServer?
+  private static let lock = NSLock()
+  private static let user = "workbench"
+
+  private init() throws {
+    guard
+      let binaries = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last.map({
+        "/usr/lib/postgresql/\($0)/bin"
+      }), FileManager.default.isExecutableFile(atPath: binaries + "/initdb")
+    else {
+      throw ServerError("PostgreSQL's server is not installed: run scripts/install-test-deps (postgresql-15)")
+    }
+    self.binaries = binaries
+    folder = NSTemporaryDirectory() + "workbench-postgres-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    if getuid() == 0 {
+      try Self.run("/bin/chown", ["postgres:postgres", folder])
+    }
+    port = try Self.freePort()
+    try asServerUser(binaries + "/initdb", ["-D", folder + "/data", "-U", Self.user, "--auth=trust", "-E", "UTF8"])
+    try asServerUser(
+      binaries + "/pg_ctl",
+      [
+        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
+        "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+      ])
+  }
+
+  /// A new, empty database, as a postgres:// URL.
+  public func database(_ name: String = "g" + UUID().uuidString.prefix(8).lowercased()) throws -> String {
+    try asServerUser(binaries + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", Self.user, name])
+    return "postgres://\(Self.user)@127.0.0.1:\(port)/\(name)"
+  }
+
+  public func stop() {
+    try? asServerUser(binaries + "/pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"])
+    try? FileManager.default.removeItem(atPath: folder)
+  }
+
+  private func asServerUser(_ program: String, _ arguments: [String]) throws {
+    if getuid() == 0 {
+      try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
+    } else {
+      try Self.run(program, arguments)
+    }
+  }
+
+  /// Runs `program` and waits for it, its output in a file. posix_spawn
+  /// and waitpid, not Foundation's Process: the server that pg_ctl leaves
+  /// running keeps what Process watches from ever saying the child ended.
+  private static func run(_ program: String, _ arguments: [String]) throws {
+    let outputPath = NSTemporaryDirectory() + "workbench-postgres-output-" + UUID().uuidString
+    defer { unlink(outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw ServerError("cannot start \(program): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exited = (status & 0x7F) == 0
+    let code = (status >> 8) & 0xFF
+    guard exited && code == 0 else {
+      let text = String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
+      throw ServerError("\(program) \(arguments.joined(separator: " ")) failed: \(text)")
+    }
+  }
+
+  /// A loopback port nothing listens on now.
+  private static func freePort() throws -> Int {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw ServerError("no socket") }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+    }
+    guard bound == 0 else { throw ServerError("cannot bind a loopback port") }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  public struct ServerError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+  }
+}
