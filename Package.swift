@@ -133,7 +133,7 @@ let package = Package(
       name: "Scenarios",
       dependencies: [
         "Session", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", "Settings", "Licensing", "Randomness",
+        "CardScenes", "Settings", "Licensing", "Randomness", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
@@ -240,7 +240,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "ScenariosTests",
-      dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport"]),
+      dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport", "Diagnostics"]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),

@@ -75,7 +75,9 @@ public final class FaceDescriptorEstimator: Estimator {
         height: largest.box.height * scale)
       points = try recognizer.alignmentPoints(in: frame.color, box: box)
     }
-    return DescribedFace(descriptor: try recognizer.describe(frame.color, at: points), box: largest.box)
+    let aligned = ImageBuffer(format: .rgb8)
+    let descriptor = try recognizer.describe(frame.color, at: points, chip: aligned)
+    return DescribedFace(descriptor: descriptor, box: largest.box, chip: FaceChip.jpeg(aligned))
   }
 
   /// The descriptor of the one face of `image` (a card's portrait).

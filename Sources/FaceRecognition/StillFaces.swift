@@ -11,6 +11,16 @@ public struct DescribedFace: Sendable {
   public var descriptor: FaceDescriptor
   /// In the photo's pixels.
   public var box: FaceBox
+  /// The aligned 150 × 150 face the network read, as a JPEG.
+  public var chip: [UInt8]?
+}
+
+/// The aligned face as a small JPEG, to keep beside its descriptor.
+enum FaceChip {
+  static func jpeg(_ chip: ImageBuffer) -> [UInt8]? {
+    guard chip.width > 0 else { return nil }
+    return try? JPEGEncoder().encode(chip, quality: 85)
+  }
 }
 
 /// Finds and describes the faces of photos (enrollment images, a card's
@@ -114,7 +124,9 @@ public final class StillFaces {
     case .shapePredictor:
       points = try recognizer.alignmentPoints(in: image, box: face.box)
     }
-    return DescribedFace(descriptor: try recognizer.describe(image, at: points, chip: chip), box: face.box)
+    let aligned = chip ?? ImageBuffer(format: .rgb8)
+    let descriptor = try recognizer.describe(image, at: points, chip: aligned)
+    return DescribedFace(descriptor: descriptor, box: face.box, chip: FaceChip.jpeg(aligned))
   }
 
   /// The one face of the photo at `path`: an error when it has none or

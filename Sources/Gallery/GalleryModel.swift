@@ -56,11 +56,15 @@ public struct NewFace: Sendable {
   public var descriptor: FaceDescriptor
   public var imageSHA256: String
   public var source: String
+  /// The aligned face the descriptor was computed from (JPEG, 150 × 150),
+  /// kept to show beside a later match; nil when there is none.
+  public var chip: [UInt8]?
 
-  public init(descriptor: FaceDescriptor, imageSHA256: String, source: String) {
+  public init(descriptor: FaceDescriptor, imageSHA256: String, source: String, chip: [UInt8]? = nil) {
     self.descriptor = descriptor
     self.imageSHA256 = imageSHA256
     self.source = source
+    self.chip = chip
   }
 }
 

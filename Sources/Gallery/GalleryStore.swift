@@ -30,6 +30,8 @@ public protocol GalleryStore: AnyObject {
   func addFaces(_ faces: [NewFace], toUser user: String) throws(GalleryError) -> [GalleryFace]
   func removeFace(_ id: Int64) throws(GalleryError)
   func faces(ofUser user: String) throws(GalleryError) -> [GalleryFace]
+  /// The aligned face (JPEG) kept with a face, nil when it has none.
+  func chip(ofFace id: Int64) throws(GalleryError) -> [UInt8]?
 
   /// The descriptors to search: of one user, of a group's users, or all.
   func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor]

@@ -26,13 +26,15 @@ public enum GalleryTransfer {
     for user in try store.users(inGroup: nil) {
       var byFace: [Int64: FaceDescriptor] = [:]
       for stored in try store.descriptors(user: user.id, group: nil) { byFace[stored.faceID] = stored.descriptor }
-      let faces: [JSONValue] = try store.faces(ofUser: user.id).compactMap { face in
-        guard let descriptor = byFace[face.id] else { return nil }
-        return .object(
-          JSONObject([
-            ("descriptor", .string(Data(descriptor.bytes).base64EncodedString())),
-            ("sha256", .string(face.imageSHA256)), ("source", .string(face.source)),
-          ]))
+      var faces: [JSONValue] = []
+      for face in try store.faces(ofUser: user.id) {
+        guard let descriptor = byFace[face.id] else { continue }
+        var object = JSONObject([
+          ("descriptor", .string(Data(descriptor.bytes).base64EncodedString())),
+          ("sha256", .string(face.imageSHA256)), ("source", .string(face.source)),
+        ])
+        object["chip"] = try store.chip(ofFace: face.id).map { JSONValue.string(Data($0).base64EncodedString()) }
+        faces.append(.object(object))
       }
       let record = JSONObject([
         ("id", .string(user.id)), ("name", .string(user.name)), ("details", .object(user.details)),
@@ -97,7 +99,8 @@ public enum GalleryTransfer {
           faces.append(
             NewFace(
               descriptor: descriptor, imageSHA256: face["sha256"]?.stringValue ?? "",
-              source: face["source"]?.stringValue ?? ""))
+              source: face["source"]?.stringValue ?? "",
+              chip: face["chip"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }))
         }
         let enrollment = Enrollment(
           user: GalleryUser(

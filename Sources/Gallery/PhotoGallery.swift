@@ -107,17 +107,19 @@ public final class PhotoGallery {
     var described: [NewFace] = []
     for image in images {
       let face = try describe(image)
-      described.append(NewFace(descriptor: face.descriptor, imageSHA256: face.sha256, source: image))
+      described.append(NewFace(descriptor: face.descriptor, imageSHA256: face.sha256, source: image, chip: face.chip))
     }
     return described
   }
 
-  private func describe(_ image: String) throws(GalleryFailure) -> (descriptor: FaceDescriptor, sha256: String) {
+  private func describe(_ image: String) throws(GalleryFailure) -> (
+    descriptor: FaceDescriptor, sha256: String, chip: [UInt8]?
+  ) {
     do {
       let face = try faces.describeSingleFace(at: image)
       let bytes = FileManager.default.contents(atPath: image) ?? Data()
       let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-      return (face.descriptor, sha256)
+      return (face.descriptor, sha256, face.chip)
     } catch {
       throw GalleryFailure(error)
     }

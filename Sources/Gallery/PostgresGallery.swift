@@ -98,7 +98,7 @@ public final class PostgresGallery: GalleryStore {
     CREATE TABLE IF NOT EXISTS faces (id BIGSERIAL PRIMARY KEY,
       user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
       descriptor BYTEA NOT NULL CHECK (length(descriptor) = \(FaceDescriptor.byteCount)),
-      image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at DOUBLE PRECISION NOT NULL)
+      image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at DOUBLE PRECISION NOT NULL, chip BYTEA)
     """,
     "CREATE INDEX IF NOT EXISTS faces_user ON faces(user_id)",
     "INSERT INTO gallery_meta (key, value) VALUES ('schema', '\(SQLiteGallery.schemaVersion)') ON CONFLICT DO NOTHING",
@@ -323,10 +323,11 @@ public final class PostgresGallery: GalleryStore {
     var added: [GalleryFace] = []
     for face in faces {
       let bytes = Data(face.descriptor.bytes)
+      let chip = face.chip.map { Data($0) }
       let rows = try run(
         """
-        INSERT INTO faces (user_id, descriptor, image_sha256, source, added_at)
-        VALUES (\(user), \(bytes), \(face.imageSHA256), \(face.source), \(time)) RETURNING id
+        INSERT INTO faces (user_id, descriptor, image_sha256, source, added_at, chip)
+        VALUES (\(user), \(bytes), \(face.imageSHA256), \(face.source), \(time), \(chip)) RETURNING id
         """)
       let id = try rows.first?.makeRandomAccess()["id"].decode(Int64.self) ?? -1
       added.append(
@@ -354,6 +355,15 @@ public final class PostgresGallery: GalleryStore {
           imageSHA256: try cells["image_sha256"].decode(String.self),
           source: try cells["source"].decode(String.self), addedAt: try cells["added_at"].decode(Double.self))
       }
+    }
+  }
+
+  public func chip(ofFace id: Int64) throws(GalleryError) -> [UInt8]? {
+    try read("read the face") { run in
+      guard let cells = try run("SELECT chip FROM faces WHERE id = \(id)").first?.makeRandomAccess() else {
+        return nil
+      }
+      return try cells["chip"].decode(Data?.self).map { [UInt8]($0) }
     }
   }
 

@@ -53,7 +53,7 @@ public final class SQLiteGallery: GalleryStore {
           id INTEGER PRIMARY KEY AUTOINCREMENT,
           user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
           descriptor BLOB NOT NULL CHECK (length(descriptor) = \(FaceDescriptor.byteCount)),
-          image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at REAL NOT NULL);
+          image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at REAL NOT NULL, chip BLOB);
         CREATE INDEX IF NOT EXISTS faces_user ON faces(user_id);
         INSERT OR IGNORE INTO gallery_meta (key, value) VALUES ('schema', '\(schemaVersion)');
         INSERT OR IGNORE INTO gallery_meta (key, value) VALUES ('descriptor', '\(GalleryFormat.descriptorModel)');
@@ -256,8 +256,8 @@ public final class SQLiteGallery: GalleryStore {
     var added: [GalleryFace] = []
     for face in faces {
       try db.execute(
-        sql: "INSERT INTO faces (user_id, descriptor, image_sha256, source, added_at) VALUES (?, ?, ?, ?, ?)",
-        arguments: [user, Data(face.descriptor.bytes), face.imageSHA256, face.source, time])
+        sql: "INSERT INTO faces (user_id, descriptor, image_sha256, source, added_at, chip) VALUES (?, ?, ?, ?, ?, ?)",
+        arguments: [user, Data(face.descriptor.bytes), face.imageSHA256, face.source, time, face.chip.map { Data($0) }])
       added.append(
         GalleryFace(
           id: db.lastInsertedRowID, userID: user, imageSHA256: face.imageSHA256, source: face.source, addedAt: time))
@@ -282,6 +282,13 @@ public final class SQLiteGallery: GalleryStore {
         GalleryFace(
           id: $0["id"], userID: user, imageSHA256: $0["image_sha256"], source: $0["source"], addedAt: $0["added_at"])
       }
+    }
+  }
+
+  public func chip(ofFace id: Int64) throws(GalleryError) -> [UInt8]? {
+    try read("read the face") { db in
+      let data = try Data.fetchOne(db, sql: "SELECT chip FROM faces WHERE id = ?", arguments: [id])
+      return data.map { [UInt8]($0) }
     }
   }
 

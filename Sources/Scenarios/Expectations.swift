@@ -28,10 +28,13 @@ public struct Expectations: Sendable {
   public var counts: [(token: String, bounds: Bounds)] = []
   /// When (t, seconds) a token first occurs.
   public var within: [(token: String, bounds: Bounds)] = []
+  /// What the face comparisons (identity events of verify, identify and
+  /// compare) said.
+  public var match: FaceMatchExpectation?
 
   public init() {}
 
-  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within"]
+  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within", "match"]
 
   static func parse(_ value: JSONValue, file: String) throws(WorkbenchError) -> Expectations {
     var problems: [Diagnostic] = []
@@ -100,6 +103,16 @@ public struct Expectations: Sendable {
     }
     expectations.counts = bounds("count")
     expectations.within = bounds("within")
+    if let value = table["match"] {
+      if let expectation = FaceMatchExpectation(value) {
+        expectations.match = expectation
+      } else {
+        problem(
+          "match",
+          "match takes a user id (\"obama\": a comparison matched that user), true or false (the last comparison), or { user =, match =, distance = { min =, max = } }"
+        )
+      }
+    }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
     return expectations
   }
@@ -116,6 +129,7 @@ public struct Expectations: Sendable {
     case "hint": return event["key"]?.stringValue == rest
     case "intermediate", "result": return event["reason"]?.stringValue == rest
     case "capture": return event["name"]?.stringValue == rest
+    case "identity": return event["operation"]?.stringValue == rest
     case "step":
       let name = event["name"]?.stringValue ?? ""
       let state = event["state"]?.stringValue ?? ""
@@ -142,6 +156,8 @@ public struct Expectations: Sendable {
     case "result", "intermediate":
       detail =
         "code \(event["code"]?.integerValue.map(String.init) ?? "?") \(event["reason"]?.stringValue ?? "")"
+    case "identity":
+      detail = FaceMatchExpectation.describe(event)
     case "capture":
       detail = event["name"]?.stringValue ?? ""
     default:
@@ -215,6 +231,7 @@ public struct Expectations: Sendable {
       }
       if let max = bounds.max, t > max { failures.append("expected '\(token)' by \(max) s, it came at \(t) s") }
     }
+    if let match, let failure = match.check(events) { failures.append(failure) }
     return failures
   }
 
@@ -229,5 +246,76 @@ public struct Expectations: Sendable {
     for i in low...high { lines.append("      " + describe(events[i])) }
     if high < events.count - 1 { lines.append("      ...") }
     return lines.joined(separator: "\n")
+  }
+}
+
+/// `expect.match`: what the run's face comparisons said. A user id: a
+/// verify or identify matched that user. true or false: the last
+/// comparison (verify, identify or compare) matched or did not. A table
+/// adds the distance's bounds: `{ user = "man", distance = { max = 0.4 } }`.
+public struct FaceMatchExpectation: Sendable {
+  public var user: String?
+  public var matched: Bool?
+  public var distance: Expectations.Bounds?
+
+  init?(_ value: JSONValue) {
+    switch value {
+    case .string(let user): self.user = user
+    case .bool(let matched): self.matched = matched
+    case .object(let object):
+      let known: Set<String> = ["user", "match", "distance"]
+      guard object.keys.allSatisfy(known.contains) else { return nil }
+      user = object["user"]?.stringValue
+      matched = object["match"]?.boolValue
+      if let bounds = object["distance"]?.objectValue {
+        distance = Expectations.Bounds(min: bounds["min"]?.doubleValue, max: bounds["max"]?.doubleValue)
+      }
+      if user == nil && matched == nil && distance == nil { return nil }
+    default: return nil
+    }
+  }
+
+  static let operations: Set<String> = ["verify", "identify", "compare"]
+
+  static func describe(_ event: JSONValue) -> String {
+    let operation = event["operation"]?.stringValue ?? "?"
+    let user = event["user"]?.stringValue.map { " '\($0)'" } ?? ""
+    let distance =
+      event["distance"]?.doubleValue ?? event["candidates"]?.arrayValue?.first?["distance"]?.doubleValue
+    let matched = event["match"]?.boolValue == true ? "a match" : "no match"
+    if let error = event["error"]?.stringValue { return "\(operation): \(error)" }
+    if operation == "describe" {
+      return "describe \(event["name"]?.stringValue ?? "?") from the \(event["source"]?.stringValue ?? "?")"
+    }
+    return "\(operation)\(user) at distance \(distance.map { String(format: "%.4f", $0) } ?? "?") (\(matched))"
+  }
+
+  func check(_ events: [JSONValue]) -> String? {
+    let comparisons = events.filter {
+      $0["type"] == "identity" && FaceMatchExpectation.operations.contains($0["operation"]?.stringValue ?? "")
+    }
+    guard let last = comparisons.last else {
+      return "expected a face comparison (verify, identify or compare), none came"
+    }
+    let seen = comparisons.map(FaceMatchExpectation.describe).joined(separator: "; ")
+    var chosen = last
+    if let user {
+      guard let hit = comparisons.last(where: { $0["user"]?.stringValue == user && $0["match"]?.boolValue == true })
+      else { return "expected a match with '\(user)'; the comparisons: \(seen)" }
+      chosen = hit
+    }
+    if let matched, (chosen["match"]?.boolValue ?? false) != matched {
+      return
+        "expected \(matched ? "a match" : "no match"); the last comparison: \(FaceMatchExpectation.describe(chosen))"
+    }
+    if let distance {
+      let value = chosen["distance"]?.doubleValue ?? chosen["candidates"]?.arrayValue?.first?["distance"]?.doubleValue
+      guard let value else {
+        return "expected a distance; the comparison had none: \(FaceMatchExpectation.describe(chosen))"
+      }
+      if let min = distance.min, value < min { return "expected a distance of at least \(min), got \(value)" }
+      if let max = distance.max, value > max { return "expected a distance of at most \(max), got \(value)" }
+    }
+    return nil
   }
 }

@@ -35,6 +35,10 @@ public struct Scenario: Sendable {
   public var seed: Int64?
   public var faults: [Fault]
   public var expectations: Expectations
+  /// A gallery export (`workbench gallery export`) that each run of the
+  /// scenario starts from, in a new gallery of its own: runs never share
+  /// or change a gallery.
+  public var gallery: String?
 
   /// A folder name for this scenario's outputs: its file's name (and its
   /// position in the file), as letters, digits and dashes.
@@ -54,7 +58,7 @@ public struct Scenario: Sendable {
 /// Reads scenario files: Lua that returns a scenario table, or a list of them.
 public enum ScenarioLoader {
   static let scenarioKeys: Set<String> = [
-    "name", "flow", "input", "set", "lang", "seed", "faults", "expect", "description",
+    "name", "flow", "input", "set", "lang", "seed", "faults", "expect", "description", "gallery",
   ]
 
   /// Every scenario of `value` (what the file returned), or every problem,
@@ -190,12 +194,21 @@ public enum ScenarioLoader {
     if let value = table["seed"] {
       if let number = value.integerValue { seed = number } else { problem("seed", "seed must be a whole number") }
     }
+    var gallery: String?
+    if let value = table["gallery"] {
+      if let path = value.stringValue {
+        gallery = resolve(path)
+      } else {
+        problem(
+          "gallery", "gallery takes the path of a gallery export, such as \"people.jsonl\" (workbench gallery export)")
+      }
+    }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
     let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     return Scenario(
       name: table["name"]?.stringValue ?? (index.map { "\(base) #\($0)" } ?? base), file: file, index: index,
       flow: resolve(flow), input: input, settings: settings, language: table["lang"]?.stringValue, seed: seed,
-      faults: faults, expectations: expectations)
+      faults: faults, expectations: expectations, gallery: gallery)
   }
 }
 

@@ -148,6 +148,17 @@ public enum ScenarioRunner {
 
     var flowOptions = RunSettings.flowOptions(scenario.flow)
     flowOptions.assignments = scenario.settings
+    var galleryScratch: String?
+    defer { if let galleryScratch { try? FileManager.default.removeItem(atPath: galleryScratch) } }
+    if let export = scenario.gallery {
+      do {
+        let (folder, location) = try ScenarioGallery.make(from: export)
+        galleryScratch = folder
+        flowOptions.assignments.insert("gallery.location=\(location)", at: 0)
+      } catch {
+        return outcome(error: error.summary, status: 2, result: "not run", count: 0)
+      }
+    }
     flowOptions.language = scenario.language
     flowOptions.seed = scenario.seed
     var options = RunOptions(flow: flowOptions, input: .file(inputPath))

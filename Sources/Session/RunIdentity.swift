@@ -20,21 +20,30 @@ final class RunIdentity: FaceIdentity {
   private let threshold: Float
   private var gallery: Gallery?
   private var kept: [String: NewFace] = [:]
+  /// With --artifacts: the faces of each comparison are kept there, for the
+  /// report to show side by side.
+  private let artifacts: ArtifactFolder?
+  private var comparisons = 0
 
-  init(describer: FaceDescriptorEstimator, frames: FrameInput, settings: ResolvedSettings) {
+  init(
+    describer: FaceDescriptorEstimator, frames: FrameInput, settings: ResolvedSettings, artifacts: ArtifactFolder?
+  ) {
     self.describer = describer
     self.frames = frames
+    self.artifacts = artifacts
     location = settings.string("gallery.location") ?? ""
     threshold = Float(settings.number("gallery.threshold") ?? Double(Gallery.defaultThreshold))
   }
 
   /// The run's descriptor estimator, when its steps need descriptors and
   /// the input has frames.
-  static func make(pipeline: FramePipeline?, frames: FrameInput?, settings: ResolvedSettings) -> RunIdentity? {
+  static func make(
+    pipeline: FramePipeline?, frames: FrameInput?, settings: ResolvedSettings, artifacts: ArtifactFolder?
+  ) -> RunIdentity? {
     guard let frames,
       let describer = pipeline?.estimators.lazy.compactMap({ $0 as? FaceDescriptorEstimator }).first
     else { return nil }
-    return RunIdentity(describer: describer, frames: frames, settings: settings)
+    return RunIdentity(describer: describer, frames: frames, settings: settings, artifacts: artifacts)
   }
 
   func describe(_ name: String, source: String) -> JSONObject {
@@ -54,7 +63,7 @@ final class RunIdentity: FaceIdentity {
       }
       kept[name] = NewFace(
         descriptor: described.descriptor, imageSHA256: Self.sha256(pixels),
-        source: "frame \(decoded.index) (\(source))")
+        source: "frame \(decoded.index) (\(source))", chip: described.chip)
       return JSONObject([("found", .bool(true)), ("frame", .integer(decoded.index))])
     } catch {
       var answer = Self.failure(GalleryFailure(error).name.rawValue, error.message)
@@ -82,9 +91,11 @@ final class RunIdentity: FaceIdentity {
     guard names.count == 2 else {
       throw GalleryFailure(.missingImage, "compare needs two described faces: faces = { \"live\", \"card\" }")
     }
-    let match = FaceMatch(
-      distance: try face(names[0]).descriptor.distance(to: try face(names[1]).descriptor), threshold: threshold)
-    return Self.matchFields(match)
+    let (first, second) = (try face(names[0]), try face(names[1]))
+    var fields = Self.matchFields(
+      FaceMatch(distance: first.descriptor.distance(to: second.descriptor), threshold: threshold))
+    fields["images"] = keep("compare", [(names[0], first.chip), (names[1], second.chip)])
+    return fields
   }
 
   private func enroll(_ arguments: JSONObject) throws(GalleryFailure) -> JSONObject {
@@ -116,6 +127,7 @@ final class RunIdentity: FaceIdentity {
     var fields = Self.matchFields(FaceMatch(distance: result.distance, threshold: result.threshold))
     fields["user"] = .string(id)
     fields["face_id"] = .integer(result.faceID)
+    fields["images"] = keep("verify", [("live", probe.chip), ("enrolled", enrolledChip(result.faceID))])
     return fields
   }
 
@@ -137,7 +149,31 @@ final class RunIdentity: FaceIdentity {
       candidates.map {
         .object(JSONObject([("user", .string($0.userID)), ("distance", Self.rounded($0.distance))]))
       })
+    if let nearest = candidates.first {
+      fields["images"] = keep("identify", [("live", probe.chip), ("enrolled", enrolledChip(nearest.faceID))])
+    }
     return fields
+  }
+
+  /// The enrolled face's aligned crop, when the gallery kept one.
+  private func enrolledChip(_ faceID: Int64) -> [UInt8]? {
+    guard let store = gallery?.store else { return nil }
+    return (try? store.chip(ofFace: faceID)) ?? nil
+  }
+
+  /// Writes the faces of a comparison into the artifacts folder
+  /// (`verify1.live.jpg`, ...); `{ role: path }`, or nil without --artifacts.
+  private func keep(_ operation: String, _ faces: [(role: String, chip: [UInt8]?)]) -> JSONValue? {
+    guard let artifacts else { return nil }
+    comparisons += 1
+    var images = JSONObject()
+    for (role, chip) in faces {
+      guard let chip else { continue }
+      if let path = try? artifacts.write("\(operation)\(comparisons).\(role).jpg", chip) {
+        images[role] = .string(path)
+      }
+    }
+    return images.isEmpty ? nil : .object(images)
   }
 
   private func face(_ name: String) throws(GalleryFailure) -> NewFace {

@@ -347,7 +347,8 @@ public final class RunSession {
     if let artifacts, let frames = frameInput {
       flow.capturer = { [unowned artifacts, unowned frames] name in artifacts.capture(name, from: frames) }
     }
-    flow.identity = RunIdentity.make(pipeline: pipeline, frames: frameInput, settings: flow.settings)
+    flow.identity = RunIdentity.make(
+      pipeline: pipeline, frames: frameInput, settings: flow.settings, artifacts: artifacts?.folder)
   }
 
   private func stepWhilePaused(_ input: any MeasurementInput) -> Bool {

@@ -70,6 +70,7 @@ struct PageBuilder {
     html += timelineSection()
     html += hintsSection()
     html += capturesSection()
+    if !timeline.comparisons.isEmpty { html += facesSection() }
     html += notesSection()
     html += resultSection()
     html += settingsSection()
@@ -268,6 +269,48 @@ struct PageBuilder {
         }
         html += "<figcaption>\(Format.escape(image.kind)) · <code>\(Format.escape(image.path))</code></figcaption>"
         html += "</figure>\n"
+      }
+      html += "</div>\n"
+    }
+    return html + "</div>\n</section>\n"
+  }
+
+  // MARK: Face comparisons
+
+  /// Each comparison's faces side by side (the live face and the enrolled
+  /// one, or the card's portrait), with the distance and the verdict.
+  private func facesSection() -> String {
+    var html = "<section id=\"faces\">\n<h2>Face comparisons</h2>\n<div class=\"shots\">\n"
+    for comparison in timeline.comparisons {
+      let operation = comparison["operation"]?.stringValue ?? "compare"
+      let matched = comparison["match"]?.boolValue == true
+      let distance =
+        comparison["distance"]?.doubleValue ?? comparison["candidates"]?.arrayValue?.first?["distance"]?.doubleValue
+      let threshold = comparison["threshold"]?.doubleValue
+      html += "<div class=\"comparison\(matched ? "" : " at-failure")\" data-operation=\"\(Format.escape(operation))\">"
+      html += "<h3>\(Format.escape(operation))"
+      if let user = comparison["user"]?.stringValue { html += " · \(Format.escape(user))" }
+      if let t = comparison["t"]?.doubleValue { html += " <span class=\"when\">t \(Format.seconds(t)) s</span>" }
+      html += " <span class=\"tag\">\(matched ? "match" : "no match")</span></h3>\n"
+      html += "<p class=\"distance\">distance <strong>\(distance.map { String(format: "%.4f", $0) } ?? "?")</strong>"
+      if let threshold { html += " · threshold \(String(format: "%.2f", threshold))" }
+      if let error = comparison["error"]?.stringValue { html += " · \(Format.escape(error))" }
+      html += "</p>\n"
+      let images = comparison["images"]?.objectValue ?? JSONObject()
+      if images.isEmpty {
+        html += "<p class=\"no-image\">No faces were kept (run with --artifacts to see them here).</p>"
+      }
+      for (role, value) in images {
+        guard let path = value.stringValue else { continue }
+        html += "<figure class=\"shot face\">"
+        switch loadImage(path) {
+        case .success(let (mime, bytes)):
+          html +=
+            "<img src=\"data:\(mime);base64,\(Data(bytes).base64EncodedString())\" alt=\"\(Format.escape(role))\">"
+        case .failure(let problem):
+          html += "<div class=\"missing\">\(Format.escape(problem.text))</div>"
+        }
+        html += "<figcaption>\(Format.escape(role))</figcaption></figure>\n"
       }
       html += "</div>\n"
     }

@@ -38,6 +38,8 @@ struct Timeline {
   var statuses: [Mark] = []
   var hints: [JSONObject] = []
   var captures: [Capture] = []
+  /// `identity` events of face comparisons (verify, identify, compare).
+  var comparisons: [JSONObject] = []
   /// `status`, `intermediate`, `flow.*`, `frame_skipped` and `frames_dropped` events.
   var notes: [JSONObject] = []
 
@@ -60,6 +62,10 @@ struct Timeline {
         notes.append(object)
       case "capture":
         captures.append(Timeline.capture(object, name: object["name"]?.stringValue ?? "capture"))
+      case "identity":
+        if ["verify", "identify", "compare"].contains(object["operation"]?.stringValue ?? "") {
+          comparisons.append(object)
+        }
       default:
         if type == "intermediate" || type.hasPrefix("flow.") || type == "frame_skipped" || type == "frames_dropped" {
           notes.append(object)

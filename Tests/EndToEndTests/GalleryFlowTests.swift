@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONCore
 import TestSupport
 import Testing
@@ -9,9 +10,11 @@ import Testing
 struct GalleryFlowTests {
   private let recording = "examples/recordings/face-blink.avi"
 
-  func run(_ flow: String, _ folder: TemporaryFolder, _ settings: [String]) throws -> (Outcome, [JSONValue]) {
+  func run(_ flow: String, _ folder: TemporaryFolder, _ settings: [String], extra: [String] = []) throws -> (
+    Outcome, [JSONValue]
+  ) {
     let events = folder.file("events-\(UUID().uuidString).jsonl")
-    var arguments = ["run", "examples/\(flow).lua", "--input", recording, "--quiet", "--events", events]
+    var arguments = ["run", "examples/\(flow).lua", "--input", recording, "--quiet", "--events", events] + extra
     arguments += ["--gallery", folder.file("people.sqlite")]
     for setting in settings { arguments += ["--set", setting] }
     let outcome = try workbench(arguments, folder: folder)
@@ -82,6 +85,29 @@ struct GalleryFlowTests {
 
     (outcome, records) = try run("identify", folder, ["group=nowhere"])
     #expect(try result(records)["reason"] == .string("group_not_found"))
+  }
+
+  /// With --artifacts, the live face and the enrolled one are kept, and the
+  /// session report shows them side by side with the distance.
+  @Test func theReportShowsTheEnrolledAndTheLiveFace() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    #expect(try gallery(["enroll", "--user", "man", "Tests/Fixtures/frames/0040.jpg"], folder).status == 0)
+    let (outcome, records) = try run(
+      "verify", folder, ["user=man"], extra: ["--artifacts", folder.file("out"), "--report", folder.file("report")])
+    #expect(outcome.status == 0, "\(outcome)")
+    let verified = try #require(records.first { $0["type"] == "identity" && $0["operation"] == "verify" })
+    let images = try #require(verified["images"]?.objectValue)
+    for role in ["live", "enrolled"] {
+      let path = try #require(images[role]?.stringValue)
+      let bytes = try #require(FileManager.default.contents(atPath: path))
+      #expect(try JPEGDecoder().readHeader([UInt8](bytes)).width == 150)
+    }
+    let html = try #require(fileText(folder.file("report/report.html")))
+    let section = try #require(html.range(of: "<section id=\"faces\">")).upperBound
+    let faces = String(html[section...].prefix { _ in true }.split(separator: "</section>").first ?? "")
+    #expect(faces.contains("verify · man") && faces.contains("distance <strong>0."), "\(faces.prefix(400))")
+    #expect(faces.components(separatedBy: "<img src=\"data:image/jpeg;base64,").count == 3)
   }
 
   @Test func aFlowWithoutAGalleryEndsWithGalleryUnavailable() throws {

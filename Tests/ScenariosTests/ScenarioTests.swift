@@ -1,4 +1,5 @@
 import Capture
+import Diagnostics
 import Foundation
 import Imaging
 import JSONCore
@@ -145,6 +146,43 @@ struct ExpectationTests {
     #expect(failures[2].hasPrefix("expected no 'status:RESET', but it came at t=  1.300  status RESET"))
     #expect(failures[3] == "expected 'status' at least 3 times, got 2")
     #expect(failures[4] == "expected 'intermediate:first' by 1.0 s, it came at 1.2 s")
+  }
+
+  private var comparisons: [JSONValue] {
+    [
+      event("identity", [("operation", "describe"), ("name", "best_shot"), ("source", "face"), ("found", true)]),
+      event(
+        "identity", [("operation", "verify"), ("user", "man"), ("distance", 0.31), ("threshold", 0.6), ("match", true)]),
+      event(
+        "identity",
+        [("operation", "verify"), ("user", "obama"), ("distance", 0.87), ("threshold", 0.6), ("match", false)]),
+    ]
+  }
+
+  @Test("match: a user's id, true or false for the last comparison, distance bounds")
+  func match() throws {
+    func check(_ lua: JSONValue, _ events: [JSONValue]? = nil) throws -> [String] {
+      let expect = try Expectations.parse(.object(JSONObject([("match", lua)])), file: "s.lua")
+      return expect.check(events: events ?? comparisons, exitStatus: 1)
+    }
+    #expect(try check("man").isEmpty)
+    #expect(try check(.bool(false)).isEmpty)
+    #expect(
+      try check(.object(JSONObject([("user", "man"), ("distance", .object(JSONObject([("max", 0.4)])))]))).isEmpty)
+    #expect(
+      try check("obama") == [
+        "expected a match with 'obama'; the comparisons: verify 'man' at distance 0.3100 (a match); verify 'obama' at distance 0.8700 (no match)"
+      ])
+    #expect(
+      try check(.bool(true)) == ["expected a match; the last comparison: verify 'obama' at distance 0.8700 (no match)"])
+    #expect(
+      try check(.object(JSONObject([("match", false), ("distance", .object(JSONObject([("min", 0.9)])))])))
+        == ["expected a distance of at least 0.9, got 0.87"])
+    #expect(
+      try check("man", []) == ["expected a face comparison (verify, identify or compare), none came"])
+    #expect(Expectations.matches("identity:verify", comparisons[1]))
+    #expect(!Expectations.matches("identity:verify", comparisons[0]))
+    #expect(throws: WorkbenchError.self) { try check(.integer(3)) }
   }
 }
 
