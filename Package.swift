@@ -180,7 +180,7 @@ let package = Package(
       dependencies: [
         "Session", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
-        "FaceRecognition", "Gallery",
+        "FaceRecognition", "Gallery", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
