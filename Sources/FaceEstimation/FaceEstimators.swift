@@ -49,9 +49,9 @@ public enum FaceEstimators {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> FaceEstimatorOptions {
     func path(_ setting: String, _ variable: String, _ fallback: String) -> String {
-      if let value = settings?.string(setting), !value.isEmpty { return absolute(value) }
-      if let value = environment[variable], !value.isEmpty { return absolute(value) }
-      return home + "/" + fallback
+      InstalledFile.path(
+        setting: setting, variable: variable, fallback: fallback, home: home, settings: settings,
+        environment: environment)
     }
     var backend = MediaPipeFaceOptions(
       libraryPath: path("face.library", libraryVariable, defaultLibraryPath),
@@ -92,9 +92,5 @@ public enum FaceEstimators {
   public static func isInstalled(_ options: FaceEstimatorOptions) -> Bool {
     FileManager.default.fileExists(atPath: options.backend.libraryPath)
       && FileManager.default.fileExists(atPath: options.backend.modelPath)
-  }
-
-  private static func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 }

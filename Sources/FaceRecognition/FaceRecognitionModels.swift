@@ -43,9 +43,9 @@ public struct FaceRecognitionModels: Sendable, Equatable {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> FaceRecognitionModels {
     func path(_ setting: String, _ variable: String, _ fallback: String) -> String {
-      if let value = settings?.string(setting), !value.isEmpty { return absolute(value) }
-      if let value = environment[variable], !value.isEmpty { return absolute(value) }
-      return home + "/" + fallback
+      InstalledFile.path(
+        setting: setting, variable: variable, fallback: fallback, home: home, settings: settings,
+        environment: environment)
     }
     return FaceRecognitionModels(
       recognitionModel: path("face.recognition_model", recognitionVariable, defaultRecognitionModel),
@@ -57,9 +57,5 @@ public struct FaceRecognitionModels: Sendable, Equatable {
   static func isFile(_ path: String) -> Bool {
     var isFolder: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
-  }
-
-  private static func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 }

@@ -14,19 +14,7 @@ local problems = require "wb.problems"
 
 local face = {}
 
-local function check(kind, spec, allowed, where)
-  for key, value in pairs(spec) do
-    local expected = allowed[key]
-    if expected == nil then
-      local known = {}
-      for name in pairs(allowed) do known[#known + 1] = name end
-      table.sort(known)
-      problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. table.concat(known, ", ") .. ")")
-    elseif type(value) ~= expected then
-      problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
-    end
-  end
-end
+local check = problems.check_fields
 
 local common = {
   name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",

@@ -16,23 +16,16 @@ local problems = require "wb.problems"
 
 local identity = {}
 
+local common = {
+  name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",
+  start = "function", passed = "function",
+}
+
 local function check(kind, spec, allowed, where)
-  local common = {
-    name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",
-    start = "function", passed = "function",
-  }
-  for key, value in pairs(spec) do
-    local expected = allowed[key] or common[key]
-    if expected == nil then
-      local known = {}
-      for name in pairs(allowed) do known[#known + 1] = name end
-      for name in pairs(common) do known[#known + 1] = name end
-      table.sort(known)
-      problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. table.concat(known, ", ") .. ")")
-    elseif type(value) ~= expected then
-      problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
-    end
-  end
+  local all = {}
+  for name, kind_of in pairs(common) do all[name] = kind_of end
+  for name, kind_of in pairs(allowed) do all[name] = kind_of end
+  problems.check_fields(kind, spec, all, where)
 end
 
 local function base(spec, default_name)
