@@ -110,6 +110,26 @@ struct GalleryFlowTests {
     #expect(faces.components(separatedBy: "<img src=\"data:image/jpeg;base64,").count == 3)
   }
 
+  /// A flow against a shared PostgreSQL gallery: the enrollment of one
+  /// process is what the verification of another finds.
+  @Test func verifyAgainstAPostgreSQLGallery() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = try PostgresTestServer.shared().database()
+    let enrolled = try workbench(
+      ["gallery", "--gallery", url, "enroll", "--user", "man", "Tests/Fixtures/frames/0040.jpg"], folder: folder)
+    #expect(enrolled.status == 0, "\(enrolled)")
+    let events = folder.file("events.jsonl")
+    let outcome = try workbench(
+      [
+        "run", "examples/verify.lua", "--input", recording, "--quiet", "--events", events, "--gallery", url,
+        "--set", "user=man",
+      ], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let records = try Self.records(events)
+    #expect(records.contains { $0["type"] == "identity" && $0["operation"] == "verify" && $0["match"] == .bool(true) })
+  }
+
   @Test func aFlowWithoutAGalleryEndsWithGalleryUnavailable() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
