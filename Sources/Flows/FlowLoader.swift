@@ -246,6 +246,14 @@ public enum FlowLoader {
     problems += settingProblems
     host.settingsChanged(resolved)
     vm.updateLimits(limits(resolved))
+    if let pick = resolved.integer("flow.pick"), pick > description.steps.count {
+      let source = resolved.source(of: "flow.pick")
+      problems.append(
+        Diagnostic(
+          "setting 'flow.pick' = \(pick): the flow has only \(description.steps.count) step\(description.steps.count == 1 ? "" : "s") to draw from (from \(source?.description ?? "default"))",
+          at: SourceLocation(file: source?.origin ?? displayPath, key: "flow.pick"),
+          help: "pick at most \(description.steps.count), or 0 for all of them"))
+    }
     for key in ["messages.language", "messages.fallback"] {
       if let language = resolved.string(key), !catalogs.languages.contains(language) {
         let source = resolved.source(of: key)

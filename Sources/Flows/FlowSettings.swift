@@ -18,8 +18,10 @@ public enum FlowSettings {
       key: "flow.order", type: .choice(["fixed", "random"]), defaultValue: .string("fixed"),
       doc: "Run the steps in the order written, or draw them at random"),
     SettingDeclaration(
-      key: "flow.pick", type: .integer, defaultValue: .integer(0), minimum: 0, maximum: 100,
-      doc: "With random order: how many steps to draw from the flow's pool; 0 for all"),
+      key: "flow.pick", type: .integer, defaultValue: .integer(0), minimum: 0, maximum: 5,
+      doc:
+        "With random order: how many steps to draw from the flow's pool (at most 5, LUNA ID's limit of interactions); 0 for all"
+    ),
     SettingDeclaration(
       key: "flow.seed", type: .integer, defaultValue: .integer(0), minimum: 0, maximum: 4_294_967_295,
       doc: "Seed of the random step order and of math.random; 0: with random order, a new one each run (reported)"),

@@ -168,6 +168,33 @@ struct RandomOrderTests {
     #expect(Set(first.order).isSubset(of: ["a", "b", "c", "d", "e"]))
   }
 
+  @Test("flow.pick above the flow's steps, or above LUNA ID's 5 interactions, is a settings error")
+  func pickBeyondTheSteps() throws {
+    let three = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "three", steps = {
+        wb.threshold { name = "a", field = "x", above = 1 },
+        wb.threshold { name = "b", field = "x", above = 1 },
+        wb.threshold { name = "c", field = "x", above = 1 },
+      } }
+      """)
+    #expect {
+      try FlowLoader.load(three.options(set: ["flow.order=random", "flow.pick=4"]), logger: testLogger)
+    } throws: {
+      let error = $0 as? WorkbenchError
+      return error?.status == .usage
+        && error?.description.contains("setting 'flow.pick' = 4: the flow has only 3 steps to draw from") == true
+    }
+    let pool = try FlowFixture(RandomOrderTests.pool)
+    #expect {
+      try FlowLoader.load(pool.options(set: ["flow.pick=6"]), logger: testLogger)
+    } throws: {
+      ($0 as? WorkbenchError)?.status == .usage && "\($0)".contains("flow.pick")
+    }
+    _ = try FlowLoader.load(pool.options(set: ["flow.pick=5"]), logger: testLogger)
+  }
+
   @Test("different seeds give different orders")
   func differentSeeds() throws {
     var orders = Set<[String]>()
