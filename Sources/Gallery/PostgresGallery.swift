@@ -115,11 +115,12 @@ public final class PostgresGallery: GalleryStore {
   }
 
   /// Runs `body` in one transaction; a change also moves the revision on.
-  /// Any error rolls it back.
+  /// Any error rolls it back. `duplicate` is the error of a unique key
+  /// taken by another process between the check and the insert.
   @discardableResult
-  private func transaction<T>(_ doing: String, revision: Bool = true, _ body: (Run) throws -> T) throws(GalleryError)
-    -> T
-  {
+  private func transaction<T>(
+    _ doing: String, revision: Bool = true, duplicate: GalleryError? = nil, _ body: (Run) throws -> T
+  ) throws(GalleryError) -> T {
     do {
       _ = try query("BEGIN")
     } catch {
@@ -134,6 +135,7 @@ public final class PostgresGallery: GalleryStore {
       return result
     } catch {
       _ = try? query("ROLLBACK")
+      if let duplicate, Self.isUniqueViolation(error) { throw duplicate }
       throw failure(error, doing: doing)
     }
   }
@@ -175,15 +177,10 @@ public final class PostgresGallery: GalleryStore {
 
   public func createGroup(_ id: String, name: String) throws(GalleryError) {
     try GalleryNames.check(id, as: "group id")
-    do {
-      try transaction("create the group") { run in
-        guard try !Self.exists(run, "groups", id) else {
-          throw GalleryError(.groupExists, "the group '\(id)' already exists")
-        }
-        _ = try run("INSERT INTO groups (id, name, created_at) VALUES (\(id), \(name), \(Self.now))")
-      }
-    } catch  where error.kind == .unavailable && error.message.contains("duplicate key") {
-      throw GalleryError(.groupExists, "the group '\(id)' already exists")
+    let exists = GalleryError(.groupExists, "the group '\(id)' already exists")
+    try transaction("create the group", duplicate: exists) { run in
+      guard try !Self.exists(run, "groups", id) else { throw exists }
+      _ = try run("INSERT INTO groups (id, name, created_at) VALUES (\(id), \(name), \(Self.now))")
     }
   }
 
@@ -216,27 +213,23 @@ public final class PostgresGallery: GalleryStore {
   public func enroll(_ enrollment: Enrollment) throws(GalleryError) -> [GalleryFace] {
     let user = enrollment.user
     try GalleryFormat.checkEnrollment(enrollment)
-    do {
-      return try transaction("enroll the user") { run in
-        guard try !Self.exists(run, "users", user.id) else { throw GalleryError.userExists(user.id) }
-        for group in user.groups where try !Self.exists(run, "groups", group) {
-          throw GalleryError.groupNotFound(group)
-        }
-        let now = Self.now
-        let details = JSONValue.object(user.details).jsonText
-        _ = try run(
-          """
-          INSERT INTO users (id, name, details, created_at, updated_at)
-          VALUES (\(user.id), \(user.name), \(details), \(now), \(now))
-          """)
-        for group in user.groups {
-          _ = try run(
-            "INSERT INTO memberships (group_id, user_id) VALUES (\(group), \(user.id)) ON CONFLICT DO NOTHING")
-        }
-        return try Self.insert(enrollment.faces, user: user.id, run: run, at: now)
+    return try transaction("enroll the user", duplicate: GalleryError.userExists(user.id)) { run in
+      guard try !Self.exists(run, "users", user.id) else { throw GalleryError.userExists(user.id) }
+      for group in user.groups where try !Self.exists(run, "groups", group) {
+        throw GalleryError.groupNotFound(group)
       }
-    } catch  where error.kind == .unavailable && error.message.contains("duplicate key") {
-      throw GalleryError.userExists(user.id)
+      let now = Self.now
+      let details = JSONValue.object(user.details).jsonText
+      _ = try run(
+        """
+        INSERT INTO users (id, name, details, created_at, updated_at)
+        VALUES (\(user.id), \(user.name), \(details), \(now), \(now))
+        """)
+      for group in user.groups {
+        _ = try run(
+          "INSERT INTO memberships (group_id, user_id) VALUES (\(group), \(user.id)) ON CONFLICT DO NOTHING")
+      }
+      return try Self.insert(enrollment.faces, user: user.id, run: run, at: now)
     }
   }
 
