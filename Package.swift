@@ -162,7 +162,7 @@ let package = Package(
       name: "Session",
       dependencies: [
         "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
-        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "Analytics",
+        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "CardGeometry", "Analytics",
         "SessionReport", "FaceRecognition", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),

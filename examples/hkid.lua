@@ -17,7 +17,9 @@
 --
 -- Measurements (docs/card.md): card.found, card.tilt_x (positive: the top
 -- edge tips away, "up"), card.tilt_y (positive: flipped to the holder's
--- right), card.width_ratio, card.speed (deg/s), card.glare (0-1).
+-- right), card.size_ratio (the card's width over the frame's, were it held
+-- front-on at its distance: FAR and NEAR read it, so that turning the card
+-- never makes it "far"), card.speed (deg/s), card.glare (0-1).
 local wb = require "wb"
 
 local hkid = {}
@@ -30,9 +32,9 @@ local S = wb.settings {
   ["hkid.front_hold_ms"] = { type = "number", default = 300, min = 0, max = 5000, unit = "ms",
     doc = "How long the card must stay front-on to count" },
   ["hkid.far_ratio"] = { type = "number", default = 0.30, min = 0.05, max = 1,
-    doc = "Card width / frame width below which the card is too far (FAR)" },
+    doc = "Card width / frame width, held front-on at its distance (card.size_ratio), below which the card is too far (FAR)" },
   ["hkid.near_ratio"] = { type = "number", default = 0.85, min = 0.1, max = 2,
-    doc = "Card width / frame width above which the card is too near (NEAR)" },
+    doc = "Card width / frame width, held front-on at its distance (card.size_ratio), above which the card is too near (NEAR)" },
   ["hkid.max_speed"] = { type = "number", default = 150, min = 10, max = 2000, unit = "deg/s",
     doc = "Turning speed above which the card turns too fast (OVERSPEED)" },
   ["hkid.alert_ms"] = { type = "number", default = 100, min = 0, max = 5000, unit = "ms",
@@ -59,10 +61,10 @@ local function found(m) return m.card ~= nil and m.card.found == true end
 local function front_on(m)
   return found(m) and m.card.tilt_x ~= nil and m.card.tilt_y ~= nil
     and math.abs(m.card.tilt_x) <= H.front_angle and math.abs(m.card.tilt_y) <= H.front_angle
-    and m.card.width_ratio ~= nil and m.card.width_ratio >= H.far_ratio and m.card.width_ratio <= H.near_ratio
+    and m.card.size_ratio ~= nil and m.card.size_ratio >= H.far_ratio and m.card.size_ratio <= H.near_ratio
 end
 
-local needs = { "card.found", "card.tilt_x", "card.tilt_y", "card.width_ratio", "card.speed", "card.glare" }
+local needs = { "card.found", "card.tilt_x", "card.tilt_y", "card.size_ratio", "card.speed", "card.glare" }
 
 local function back_to_front(name, hint, passed_hint)
   return wb.range {
@@ -130,9 +132,9 @@ function hkid.parts(generation)
       back_to_front("back to front again", nil, "idcard_operation_title12"),
     },
     watch = {
-      wb.alert { status = "FAR", when = function(m) return watching(m) and m.card.width_ratio ~= nil and m.card.width_ratio < H.far_ratio end,
+      wb.alert { status = "FAR", when = function(m) return watching(m) and m.card.size_ratio ~= nil and m.card.size_ratio < H.far_ratio end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title13" },
-      wb.alert { status = "NEAR", when = function(m) return watching(m) and m.card.width_ratio ~= nil and m.card.width_ratio > H.near_ratio end,
+      wb.alert { status = "NEAR", when = function(m) return watching(m) and m.card.size_ratio ~= nil and m.card.size_ratio > H.near_ratio end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title14" },
       wb.alert { status = "OVERSPEED", when = function(m) return H.check_speed and watching(m) and m.card.speed ~= nil and m.card.speed > H.max_speed end,
                  needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title15" },

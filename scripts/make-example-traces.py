@@ -86,7 +86,8 @@ def card_flips(axis, first, second, flip_seconds=0.6, start=0.8, ratio=0.5):
         previous = dict(tilt)
         frames.append({"t": round(t, 6), "frame": i, "card": {
             "found": True, "tilt_x": round(tilt["x"], 3), "tilt_y": round(tilt["y"], 3),
-            "width_ratio": ratio, "speed": round(speed, 3), "glare": 0.01, "blur": 0.9}})
+            "width_ratio": round(ratio * math.cos(math.radians(tilt[axis])), 4), "size_ratio": ratio,
+            "speed": round(speed, 3), "glare": 0.01, "blur": 0.9}})
     return frames
 
 

@@ -6,9 +6,16 @@ import Measurements
 
 /// What the card estimator is told (docs/card.md).
 public struct CardEstimatorSettings: Sendable, Equatable {
-  /// The camera's focal length in pixels of the frame as captured; nil to
-  /// assume a 60° horizontal field of view.
+  /// The camera's focal length in pixels of the frame as captured; nil when
+  /// unknown: then the frame's (`DecodedFrame.focalLength`, from the
+  /// source), else estimated from the card once it has been tilted
+  /// (`calibratesFocalLength`), else a 60° horizontal field of view.
   public var focalLength: Double?
+  /// The camera's horizontal field of view, degrees, when the focal length
+  /// is not given: the same for every frame size.
+  public var horizontalFieldOfView: Double?
+  /// Estimate an unknown focal length from the card (`FocalLengthCalibration`).
+  public var calibratesFocalLength: Bool
   /// The frames are mirror images (a "selfie" preview): corners and
   /// tilt_y (and roll) are given for the card as it really is.
   public var mirror: Bool
@@ -31,10 +38,13 @@ public struct CardEstimatorSettings: Sendable, Equatable {
   public var followsFace: Bool
 
   public init(
-    focalLength: Double? = nil, mirror: Bool = false, workingWidth: Int = 320, minimumWidthRatio: Double = 0.12,
+    focalLength: Double? = nil, horizontalFieldOfView: Double? = nil, mirror: Bool = false, workingWidth: Int = 320,
+    minimumWidthRatio: Double = 0.12,
     glareLevel: UInt8 = 250, layout: CardLayout = .hongKongIdentityCard, rectifiedWidth: Int = 428,
-    rectifiedHeight: Int = 270, useColor: Bool = true, followsFace: Bool = true
+    rectifiedHeight: Int = 270, useColor: Bool = true, followsFace: Bool = true, calibratesFocalLength: Bool = true
   ) {
+    self.calibratesFocalLength = calibratesFocalLength
+    self.horizontalFieldOfView = horizontalFieldOfView
     self.useColor = useColor
     self.followsFace = followsFace
     self.focalLength = focalLength
@@ -54,8 +64,17 @@ public struct CardObservation: Sendable, Equatable {
   /// of the frame as captured (pixel centres at whole numbers).
   public var corners: [Point2]
   public var pose: CardPose
-  /// Mean length of the top and bottom edges over the frame width.
+  /// Mean length of the top and bottom edges over the frame width: the
+  /// card's size as projected, which shrinks as it is tilted.
   public var widthRatio: Double
+  /// The card's width over the frame width were it facing the camera at
+  /// the same distance: its size with the tilt taken out, which turning the
+  /// card does not change (and a wrong focal length hardly does).
+  public var sizeRatio: Double
+  /// The focal length the pose was computed with, pixels of the frame as
+  /// captured, and where it came from.
+  public var focalLength: Double
+  public var focalSource: FocalSource
   /// Degrees per second, smoothed; 0 on the first frame of a track.
   public var speed: Double
   /// Share of the card's pixels at or above the glare level.
@@ -65,6 +84,18 @@ public struct CardObservation: Sendable, Equatable {
   public var confidence: Double
   /// Whether it was found by following the previous frame's card.
   public var tracked: Bool
+}
+
+/// Where the focal length of a card's pose came from.
+public enum FocalSource: String, Sendable {
+  /// `CardEstimatorSettings.focalLength`.
+  case setting
+  /// The source of the frames (`DecodedFrame.focalLength`).
+  case source
+  /// Estimated from the card itself (`FocalLengthCalibration`).
+  case card
+  /// Nothing known yet: a 60° horizontal field of view.
+  case assumed
 }
 
 /// The ID-card estimator: finds an ID-1 card, follows it from frame to
@@ -120,8 +151,16 @@ public final class CardEstimator: Estimator {
   static let maximumResidualKnownFocal = 0.035
 
   private var residualLimit: Double {
-    settings.focalLength == nil ? Self.maximumResidual : Self.maximumResidualKnownFocal
+    focalIsKnown ? Self.maximumResidualKnownFocal : Self.maximumResidual
   }
+  /// The focal length of the frame being read, and where it came from.
+  private var focalSource = FocalSource.assumed
+  /// The focal length the frame's source gave (`DecodedFrame.focalLength`).
+  public var sourceFocalLength: Double?
+  private var calibration = FocalLengthCalibration()
+  /// The focal length estimated from the card so far, pixels of the frame
+  /// as captured; nil before the card has been tilted enough.
+  public var estimatedFocalLength: Double? { calibration.focal }
 
   /// A refined card with its sides this well supported on average (each
   /// at least `strongSideSupport`) and a shape residual below
@@ -188,7 +227,8 @@ public final class CardEstimator: Estimator {
 
   public static let measurementNames = [
     "found", "corners.1.x", "corners.1.y", "corners.2.x", "corners.2.y", "corners.3.x", "corners.3.y", "corners.4.x",
-    "corners.4.y", "width_ratio", "distance_mm", "tilt_x", "tilt_y", "roll", "speed", "glare", "blur", "confidence",
+    "corners.4.y", "width_ratio", "size_ratio", "focal_length", "distance_mm", "tilt_x", "tilt_y", "roll", "speed",
+    "glare", "blur", "confidence",
   ]
 
   public init(settings: CardEstimatorSettings = CardEstimatorSettings(), prefix: String = "card") {
@@ -215,6 +255,7 @@ public final class CardEstimator: Estimator {
     let sourceWidth = frame.sourceWidth > 0 ? frame.sourceWidth : frame.width
     let sourceHeight = frame.sourceHeight > 0 ? frame.sourceHeight : frame.height
     let color = frame.hasColor ? frame.color : nil
+    sourceFocalLength = frame.focalLength
     let observation = process(
       gray: frame.gray, color: color, t: frame.t, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     guard let found = nodes["found"] else { return }
@@ -229,6 +270,8 @@ public final class CardEstimator: Estimator {
       put("corners.\(index + 1).y", corner.y, 100)
     }
     put("width_ratio", observation.widthRatio, 10_000)
+    put("size_ratio", observation.sizeRatio, 10_000)
+    put("focal_length", observation.focalLength, 10)
     put("distance_mm", observation.pose.distance, 10)
     put("tilt_x", observation.pose.tiltX, 100)
     put("tilt_y", observation.pose.tiltY, 100)
@@ -277,8 +320,19 @@ public final class CardEstimator: Estimator {
     }
     let sourceWidth = sourceWidth ?? gray.width
     let toSource = Double(sourceWidth) / Double(gray.width)
-    let focal = (settings.focalLength ?? PinholeCamera.focal(width: sourceWidth)) / toSource
-    let camera = PinholeCamera(focal: focal, width: gray.width, height: gray.height)
+    let sourceFocal: Double
+    if let known = settings.focalLength {
+      (sourceFocal, focalSource) = (known, .setting)
+    } else if let degrees = settings.horizontalFieldOfView {
+      (sourceFocal, focalSource) = (PinholeCamera.focal(width: sourceWidth, horizontalFieldOfView: degrees), .setting)
+    } else if let known = sourceFocalLength {
+      (sourceFocal, focalSource) = (known, .source)
+    } else if settings.calibratesFocalLength, let estimated = calibration.focal {
+      (sourceFocal, focalSource) = (estimated, .card)
+    } else {
+      (sourceFocal, focalSource) = (PinholeCamera.focal(width: sourceWidth), .assumed)
+    }
+    let camera = PinholeCamera(focal: sourceFocal / toSource, width: gray.width, height: gray.height)
     let minimumWidth = settings.minimumWidthRatio * Double(gray.width)
 
     appearance.newFrame()
@@ -312,9 +366,25 @@ public final class CardEstimator: Estimator {
     } else {
       weakFrames = 0
     }
-    guard let (result, (ordered, pose, residual)) = found else {
+    guard var (result, (ordered, pose, residual)) = found else {
       reset()
       return nil
+    }
+    var usedFocal = sourceFocal
+    if focalSource == .assumed || focalSource == .card, settings.calibratesFocalLength, !byAppearance,
+      hasStrongBorders(result),
+      let h = Homography(from: CardFormat.corners, to: ordered.map { unmirror($0, width: gray.width) }),
+      calibration.add(h, width: gray.width, height: gray.height, scale: toSource),
+      let estimated = calibration.focal, abs(estimated - sourceFocal) > 0.002 * sourceFocal
+    {
+      // This view moved the estimate: read the pose with it at once, so a
+      // flip is measured right from the first tilted frame.
+      let recalibrated = PinholeCamera(focal: estimated / toSource, width: gray.width, height: gray.height)
+      if let again = orderedPose(result.corners, camera: recalibrated) {
+        (ordered, pose, residual) = again
+        usedFocal = estimated
+        focalSource = .card
+      }
     }
     if byAppearance {
       appearanceFrames += 1
@@ -368,10 +438,11 @@ public final class CardEstimator: Estimator {
     let confidence = max(0, min(1, support * (1 - residual / residualLimit)))
     let widthRatio =
       (ordered[0].distance(to: ordered[1]) + ordered[3].distance(to: ordered[2])) / 2 / Double(gray.width)
+    let sizeRatio = usedFocal * CardFormat.width / max(1e-9, pose.distance) / Double(sourceWidth)
     let observation = CardObservation(
       corners: imageCorners.map { Point2(($0.x + 0.5) * toSource - 0.5, ($0.y + 0.5) * toSource - 0.5) },
-      pose: pose, widthRatio: widthRatio, speed: speed, glare: glare, blur: blur, confidence: confidence,
-      tracked: tracked)
+      pose: pose, widthRatio: widthRatio, sizeRatio: sizeRatio, focalLength: usedFocal, focalSource: focalSource,
+      speed: speed, glare: glare, blur: blur, confidence: confidence, tracked: tracked)
     lastObservation = observation
     return observation
   }
@@ -539,6 +610,12 @@ public final class CardEstimator: Estimator {
 
   /// Whether `result` is a card beyond doubt: four well-backed sides, a
   /// card's very shape.
+  /// Borders clear on all four sides, whatever the shape residual: a view
+  /// the focal length may be estimated from.
+  private func hasStrongBorders(_ result: EdgeRefiner.Result) -> Bool {
+    result.support.reduce(0, +) / 4 >= Self.strongSupport && result.support.allSatisfy { $0 >= Self.strongSideSupport }
+  }
+
   private func isStrong(_ result: EdgeRefiner.Result, residual: Double, limit: Double = strongResidual) -> Bool {
     result.support.reduce(0, +) / 4 >= Self.strongSupport && result.support.allSatisfy { $0 >= Self.strongSideSupport }
       && residual < limit
@@ -622,8 +699,10 @@ public final class CardEstimator: Estimator {
     for start in 0..<4 {
       let ordered = (0..<4).map { corners[(start + $0) % 4] }
       guard let h = Homography(from: CardFormat.corners, to: ordered),
-        let (pose, residual) = CardPose.from(homography: h, camera: camera)
+        let (pose, cameraResidual) = CardPose.from(homography: h, camera: camera)
       else { continue }
+      var residual = cameraResidual
+      if !focalIsKnown, let own = ownFocalResidual(h, camera: camera) { residual = min(residual, own) }
       // Held in landscape: the printed top edge runs left to right.
       guard abs(pose.roll) <= Self.maximumRoll else { continue }
       guard abs(pose.tiltX) <= Self.maximumTilt, abs(pose.tiltY) <= Self.maximumTilt else { continue }
@@ -631,6 +710,29 @@ public final class CardEstimator: Estimator {
     }
     return best
   }
+
+  /// Whether the focal length comes from the settings or the source, not
+  /// from an assumption or an estimate.
+  private var focalIsKnown: Bool { focalSource == .setting || focalSource == .source }
+
+  /// The shape residual of a tilted quadrilateral for the focal length
+  /// that fits it best, when that is a plausible one near the camera's: a
+  /// card seen by a camera whose focal length is not known yet is still a
+  /// card, where judging it by the assumed one would prefer a line printed
+  /// inside it as the card tilts. Nil for a view that says little about
+  /// the focal length (a card almost facing the camera).
+  private func ownFocalResidual(_ h: Homography, camera: PinholeCamera) -> Double? {
+    guard let (focal, weight) = FocalLengthCalibration.view(h, width: camera.width, height: camera.height),
+      weight >= FocalLengthCalibration.minimumViewWeight, focal > camera.focal / Self.focalSpread,
+      focal < camera.focal * Self.focalSpread
+    else { return nil }
+    return CardPose.from(
+      homography: h, camera: PinholeCamera(focal: focal, width: camera.width, height: camera.height))?.residual
+  }
+
+  /// How far a card's own focal length may be from the camera's assumed
+  /// one (a factor): 60° assumed covers fields of view from 35° to 90°.
+  static let focalSpread = 1.8
 
   private func unmirror(_ p: Point2, width: Int) -> Point2 {
     settings.mirror ? Point2(Double(width - 1) - p.x, p.y) : p

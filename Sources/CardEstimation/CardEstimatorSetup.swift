@@ -13,7 +13,18 @@ public enum CardEstimatorSetup {
   public static let settingDeclarations: [SettingDeclaration] = [
     .number(
       "card.focal_length", default: 0, minimum: 0, maximum: 100_000, unit: "px",
-      doc: "The camera's focal length in pixels of the frame as captured; 0 assumes a 60° horizontal field of view"),
+      doc:
+        "The camera's focal length in pixels of the frame as captured; 0: card.field_of_view, else the recording's, else estimated from the card"
+    ),
+    .number(
+      "card.field_of_view", default: 0, minimum: 0, maximum: 170, unit: "deg",
+      doc:
+        "The camera's horizontal field of view, when card.focal_length is 0; 0: the recording's, else estimated from the card (60° until it is tilted)"
+    ),
+    .boolean(
+      "card.estimate_focal", default: true,
+      doc:
+        "Estimate an unknown focal length from the card once it is tilted (off: a 60° horizontal field of view)"),
     .boolean(
       "card.mirror", default: false, doc: "The frames are mirrored (a selfie preview): tilt_y and roll change sign"),
     .number(
@@ -57,11 +68,14 @@ public enum CardEstimatorSetup {
         height: settings.number("card.portrait_height") ?? layout.portrait.height)
     }
     let focal = settings?.number("card.focal_length") ?? 0
+    let fieldOfView = settings?.number("card.field_of_view") ?? 0
     return CardEstimatorSettings(
-      focalLength: focal > 0 ? focal : nil, mirror: settings?.boolean("card.mirror") ?? false,
+      focalLength: focal > 0 ? focal : nil, horizontalFieldOfView: fieldOfView > 0 ? fieldOfView : nil,
+      mirror: settings?.boolean("card.mirror") ?? false,
       minimumWidthRatio: settings?.number("card.min_width_ratio") ?? 0.12,
       glareLevel: UInt8(clamping: settings?.integer("card.glare_level") ?? 250), layout: layout,
-      followsFace: settings?.boolean("card.follow_face") ?? true)
+      followsFace: settings?.boolean("card.follow_face") ?? true,
+      calibratesFocalLength: settings?.boolean("card.estimate_focal") ?? true)
   }
 
   /// The card estimator for a run. `face`: the face backend's options when

@@ -19,6 +19,9 @@ public struct CardTruth: Sendable, Equatable {
   public var corners: [Point2]
   /// The mean length of the top and bottom edges over the frame width.
   public var widthRatio: Double
+  /// The card's width over the frame width were it facing the camera at its
+  /// distance (the card estimator's `size_ratio`).
+  public var sizeRatio: Double
   public var visible: Bool
   /// Whether all four corners are inside the frame.
   public var inFrame: Bool
@@ -34,7 +37,8 @@ public struct CardTruth: Sendable, Equatable {
       ("index", .integer(Int64(index))), ("t", .number(t)), ("tilt_x", rounded(pose.tiltX)),
       ("tilt_y", rounded(pose.tiltY)), ("roll", rounded(pose.roll)), ("distance_mm", rounded(pose.distance)),
       ("offset_x_mm", rounded(pose.translation.x)), ("offset_y_mm", rounded(pose.translation.y)),
-      ("corners", .array(cornerList)), ("width_ratio", rounded(widthRatio, 100_000)), ("visible", .bool(visible)),
+      ("corners", .array(cornerList)), ("width_ratio", rounded(widthRatio, 100_000)),
+      ("size_ratio", rounded(sizeRatio, 100_000)), ("visible", .bool(visible)),
       ("in_frame", .bool(inFrame)), ("glare", rounded(glare)), ("speed", rounded(speed, 100)),
     ])
     return JSONValue.object(object).jsonText
@@ -104,7 +108,9 @@ public final class CardScene {
       / Double(camera.width)
     return CardTruth(
       index: index, t: t, pose: state.pose, offsetX: state.offsetX, offsetY: state.offsetY, corners: corners,
-      widthRatio: widthRatio, visible: state.visible, inFrame: inFrame, glare: state.glare, speed: speed)
+      widthRatio: widthRatio,
+      sizeRatio: camera.focal * CardFormat.width / state.pose.distance / Double(camera.width), visible: state.visible,
+      inFrame: inFrame, glare: state.glare, speed: speed)
   }
 
   /// The states across frame `index`'s exposure, enough of them that the

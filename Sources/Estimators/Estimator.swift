@@ -16,6 +16,10 @@ public final class DecodedFrame {
   /// every estimator of the run asked for less (scaled decoding).
   public var sourceWidth = 0
   public var sourceHeight = 0
+  /// The camera's focal length in pixels of the frame as captured, when the
+  /// source knows it (the recording's header, a camera profile); nil when
+  /// it does not.
+  public var focalLength: Double?
 
   public init() {}
 

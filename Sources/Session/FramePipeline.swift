@@ -29,6 +29,13 @@ public final class FramePipeline {
     case skipped(reason: String)
   }
 
+  /// The camera's focal length, pixels of the frame as captured, when the
+  /// source says (`DecodedFrame.focalLength`).
+  public var focalLength: Double? {
+    get { decoded.focalLength }
+    set { decoded.focalLength = newValue }
+  }
+
   public init(graph: EstimatorGraph, schema: MeasurementSchema) throws(EstimatorError) {
     estimators = graph.ordered
     self.schema = schema

@@ -1,5 +1,6 @@
 import Capture
 import CardEstimation
+import CardGeometry
 import Diagnostics
 import Estimators
 import FaceEstimation
@@ -66,6 +67,19 @@ public enum RunAssembly {
     guard asked else { return [] }
     let alignment = settings?.string("face.alignment").flatMap(FaceAlignment.init(rawValue:)) ?? .mesh
     return [FaceDescriptorEstimator(face: face, models: models, alignment: alignment, logger: logger)]
+  }
+
+  /// The camera's focal length in pixels, when the source says: a
+  /// recording's header gives `focal` (pixels, as `workbench synth card`
+  /// writes) or `field_of_view` (horizontal, degrees).
+  static func focalLength(of info: SourceInfo) -> Double? {
+    if let focal = info.details["focal"].flatMap(Double.init), focal > 1, focal.isFinite { return focal }
+    if let degrees = info.details["field_of_view"].flatMap(Double.init), degrees > 1, degrees < 179,
+      let width = info.width
+    {
+      return PinholeCamera.focal(width: width, horizontalFieldOfView: degrees)
+    }
+    return nil
   }
 
   /// The license features a run needs: `card` and `face` when the flow

@@ -328,6 +328,7 @@ public final class RunSession {
   private func openFrameInput(_ pipeline: FramePipeline) throws(WorkbenchError) -> FrameInput {
     var (source, live) = try openFrames(options.input, options.recordingFPS)
     for wrap in frameSourceWrappers { source = wrap(source) }
+    pipeline.focalLength = RunAssembly.focalLength(of: source.info)
     let frames = FrameInput(source: source, pipeline: pipeline, live: live)
     frameInput = frames
     return frames

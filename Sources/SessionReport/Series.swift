@@ -31,7 +31,7 @@ enum SeriesSelection {
   /// Measurements shown first, in this order (`*` ends a pattern that takes
   /// any rest, in the order the trace has them).
   static let priority = [
-    "card.tilt_x", "card.tilt_y", "card.width_ratio", "card.speed", "card.glare", "card.blur",
+    "card.tilt_x", "card.tilt_y", "card.size_ratio", "card.width_ratio", "card.speed", "card.glare", "card.blur",
     "face.yaw", "face.pitch", "face.roll", "face.ear_left", "face.ear_right", "face.blink_left", "face.blink_right",
     "quality.*", "face.quality.*",
   ]

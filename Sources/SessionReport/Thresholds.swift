@@ -26,8 +26,8 @@ public struct ThresholdRule: Sendable, Equatable {
     // ID cards (examples/hkid.lua).
     ThresholdRule("flip_angle", ["card.tilt_x", "card.tilt_y"], mirrored: true),
     ThresholdRule("front_angle", ["card.tilt_x", "card.tilt_y"], mirrored: true),
-    ThresholdRule("far_ratio", ["card.width_ratio"]),
-    ThresholdRule("near_ratio", ["card.width_ratio"]),
+    ThresholdRule("far_ratio", ["card.size_ratio"]),
+    ThresholdRule("near_ratio", ["card.size_ratio"]),
     ThresholdRule("glare_max", ["card.glare"]),
     ThresholdRule("max_speed", ["card.speed"]),
     // Faces (examples/liveness-random.lua, examples/best-shot.lua).

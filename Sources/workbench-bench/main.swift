@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging, quality, face, card, qa or recognition
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa or recognition
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -10,6 +10,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("quality", runQualityBenchmarks),
   ("face", runFaceBenchmarks),
   ("card", runCardBenchmarks),
+  ("focal", runFocalLengthBenchmarks),
   ("qa", runQABenchmarks),
   ("recognition", runRecognitionBenchmarks),
 ]

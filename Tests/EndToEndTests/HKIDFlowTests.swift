@@ -32,7 +32,7 @@ struct CardMotion {
         let speed = previous.map { hypot(key.tiltX - $0.x, key.tiltY - $0.y) * fps } ?? 0
         card["tilt_x"] = .number((key.tiltX * 1000).rounded() / 1000)
         card["tilt_y"] = .number((key.tiltY * 1000).rounded() / 1000)
-        card["width_ratio"] = .number((key.ratio * 1000).rounded() / 1000)
+        card["size_ratio"] = .number((key.ratio * 1000).rounded() / 1000)
         card["speed"] = .number((speed * 1000).rounded() / 1000)
         card["glare"] = .number(key.glare)
         previous = (key.tiltX, key.tiltY)

@@ -31,7 +31,9 @@ import Testing
     let html = try #require(fileText(folder.file("report/report.html")))
     #expect(html.contains("<span class=\"verdict\">PASSED</span>"))
     let plotted = Page.attributes("data-series", of: "<svg class=\"plot\"", in: html)
-    #expect(plotted == ["card.tilt_x", "card.tilt_y", "card.width_ratio", "card.speed", "card.glare"], "\(plotted)")
+    #expect(
+      plotted == ["card.tilt_x", "card.tilt_y", "card.size_ratio", "card.width_ratio", "card.speed", "card.glare"],
+      "\(plotted)")
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"20\""))
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"-20\""))
     #expect(

@@ -11,7 +11,8 @@ import Testing
   @Test func oneSVGPerNumericCardMeasurementMostRelevantFirst() {
     // card.found is a boolean and card.corners geometry: neither is plotted.
     let series = Page.plots(html).map { Page.attribute("data-series", in: $0) }
-    #expect(series == ["card.tilt_x", "card.tilt_y", "card.width_ratio", "card.speed", "card.glare"])
+    #expect(
+      series == ["card.tilt_x", "card.tilt_y", "card.size_ratio", "card.width_ratio", "card.speed", "card.glare"])
     #expect(Page.count("<svg", in: html) == series.count + 1, "the plots and the timeline")
   }
 
@@ -40,7 +41,9 @@ import Testing
   }
 
   @Test func settingsBecomeLinesOnTheirMeasurementsOnly() throws {
-    let ratio = try #require(Page.plot(html, series: "card.width_ratio"))
+    // FAR and NEAR read the card's size with the tilt taken out, not its projected width.
+    #expect(try #require(Page.plot(html, series: "card.width_ratio")).contains("hkid.far_ratio") == false)
+    let ratio = try #require(Page.plot(html, series: "card.size_ratio"))
     #expect(ratio.contains("data-setting=\"hkid.far_ratio\" data-value=\"0.3\""))
     #expect(ratio.contains("data-setting=\"hkid.near_ratio\" data-value=\"0.85\""))
     #expect(!ratio.contains("hkid.flip_angle"))
@@ -152,7 +155,7 @@ import Testing
     let rows = Page.rows(html, section: "settings")
     #expect(rows.count == SyntheticRun.settings.count)
     #expect(rows.contains(["hkid.flip_angle", "25", "--set", "card.tilt_x, card.tilt_y"]))
-    #expect(rows.contains(["hkid.far_ratio", "0.3", "default", "card.width_ratio"]))
+    #expect(rows.contains(["hkid.far_ratio", "0.3", "default", "card.size_ratio"]))
     #expect(rows.contains(["hkid.front_hold_ms", "300", "default", ""]))
     #expect(rows.contains(["messages.language", "en", "configs/settings.json", ""]))
   }
@@ -231,7 +234,8 @@ import Testing
   }
 
   let everything: Set<String> = [
-    "card.tilt_x", "card.tilt_y", "card.width_ratio", "card.speed", "card.glare", "face.yaw", "face.pitch",
+    "card.tilt_x", "card.tilt_y", "card.width_ratio", "card.size_ratio", "card.speed", "card.glare", "face.yaw",
+    "face.pitch",
     "face.roll", "face.ear_left", "face.ear_right", "quality.blur", "face.quality.blur", "quality.darkness",
   ]
 
@@ -241,7 +245,7 @@ import Testing
         "card.tilt_x 25.0 hkid.flip_angle", "card.tilt_x -25.0 hkid.flip_angle",
         "card.tilt_y 25.0 hkid.flip_angle", "card.tilt_y -25.0 hkid.flip_angle",
       ])
-    #expect(lines("hkid.near_ratio", 0.85, series: everything) == ["card.width_ratio 0.85 hkid.near_ratio"])
+    #expect(lines("hkid.near_ratio", 0.85, series: everything) == ["card.size_ratio 0.85 hkid.near_ratio"])
     #expect(lines("hkid.glare_max", 0.08, series: everything) == ["card.glare 0.08 hkid.glare_max"])
     #expect(lines("hkid.max_speed", 150, series: everything) == ["card.speed 150.0 hkid.max_speed"])
   }

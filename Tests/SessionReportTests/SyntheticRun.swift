@@ -42,7 +42,8 @@ struct SyntheticRun {
         frame["card"] = .object(
           JSONObject([
             ("found", .bool(true)), ("tilt_x", .number(tiltX)), ("tilt_y", .number(tiltY)),
-            ("width_ratio", .number(index < 30 ? 0.25 : 0.5)), ("speed", .number(t < 1 ? 0 : 35)),
+            ("width_ratio", .number(index < 30 ? 0.25 : 0.5)), ("size_ratio", .number(index < 30 ? 0.25 : 0.5)),
+            ("speed", .number(t < 1 ? 0 : 35)),
             ("glare", .number(0.02)),
             ("corners", [["x": 10, "y": 20], ["x": 30, "y": 20], ["x": 30, "y": 40], ["x": 10, "y": 40]]),
           ]))

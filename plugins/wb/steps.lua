@@ -334,7 +334,7 @@ end
 -- status `status` and hint `hint`. When it no longer holds, status
 -- `clear_status` (default "VALID") and the hint that was on screen before
 -- the first alert come back. Listed in the flow's `watch`.
---   wb.alert { status = "FAR", field = "card.width_ratio", below = 0.3,
+--   wb.alert { status = "FAR", field = "card.size_ratio", below = 0.3,
 --              hint = "idcard_operation_title13" }
 function steps.alert(spec)
   local where = native.where(2)

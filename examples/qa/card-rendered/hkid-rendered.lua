@@ -45,4 +45,13 @@ return {
     flow = "../../hkid-2018.lua", input = scene "hkid-2018-too-fast",
     expect = { events = { "status:ORTH", "status:OVERSPEED", "status:VALID" } },
   },
+  {
+    -- FAR and NEAR read the card's size with the tilt taken out (card.size_ratio):
+    -- a flip at an unchanged distance shrinks its projected width below the
+    -- FAR limit, and must not raise FAR.
+    name = "rendered: a flip at an unchanged distance near the FAR limit raises no FAR",
+    flow = "../../hkid-2018.lua", input = scene "hkid-2018-flip-at-far-limit",
+    expect = { result = 0, events = { "status:BEGIN", "status:ORTH", "intermediate:first", "status:LEFTDOWN", "status:COMPLETE" },
+               absent = { "status:FAR", "status:VALID" } },
+  },
 }
