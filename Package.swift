@@ -162,8 +162,8 @@ let package = Package(
       name: "Session",
       dependencies: [
         "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
-        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "CardGeometry", "Analytics",
-        "SessionReport", "FaceRecognition", "Gallery",
+        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "CardGeometry",
+        "Analytics", "SessionReport", "FaceRecognition", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
