@@ -5,6 +5,12 @@
 -- frame is captured as "best_shot" (with --artifacts: the frame and the
 -- aligned face crop).
 --
+-- Every threshold is a setting, with LUNA ID's default and, in its
+-- description, the name LUNA ID gives it; `workbench settings
+-- examples/best-shot.lua` lists them. LUNA ID's AGS, the detection-score
+-- floor under which a face is no face (1005), is the face estimator's
+-- setting face.min_detection_confidence, 0.5 as in LUNA ID.
+--
 --   workbench run examples/best-shot.lua --input examples/recordings/face-blink.avi --artifacts out
 local wb = require "wb"
 
@@ -14,15 +20,35 @@ local S = wb.settings {
   ["best_shot.start_delay"] = { type = "number", default = 0, min = 0, max = 10, unit = "s",
     doc = "Frames before this are not looked at" },
   ["best_shot.min_face_px"] = { type = "number", default = 200, min = 20, max = 4000, unit = "px",
-    doc = "Smallest face box side (1016 too far)" },
-  ["best_shot.border_px"] = { type = "number", default = 10, min = 0, max = 500, unit = "px",
-    doc = "Least distance of the face box to the frame's edges (1017)" },
-  ["best_shot.max_angle"] = { type = "number", default = 25, min = 1, max = 90, unit = "deg",
-    doc = "Largest |yaw|, |pitch| and |roll| (1002 head turned)" },
+    doc = "Smallest face box side (LUNA ID: minFaceSize; 1016 too far)" },
+  ["best_shot.border_left"] = { type = "number", default = 10, min = 0, max = 2000, unit = "px",
+    doc = "Least distance of the face box to the frame's left edge (LUNA ID: borderDistance, the face recognition area; 1017)" },
+  ["best_shot.border_top"] = { type = "number", default = 10, min = 0, max = 2000, unit = "px",
+    doc = "Least distance of the face box to the frame's top edge (LUNA ID: borderDistance; 1017)" },
+  ["best_shot.border_right"] = { type = "number", default = 10, min = 0, max = 2000, unit = "px",
+    doc = "Least distance of the face box to the frame's right edge (LUNA ID: borderDistance; 1017)" },
+  ["best_shot.border_bottom"] = { type = "number", default = 10, min = 0, max = 2000, unit = "px",
+    doc = "Least distance of the face box to the frame's bottom edge (LUNA ID: borderDistance; 1017)" },
+  ["best_shot.max_yaw"] = { type = "number", default = 25, min = 1, max = 90, unit = "deg",
+    doc = "Largest |yaw| (LUNA ID: yawThreshold; 1002 head turned)" },
+  ["best_shot.max_pitch"] = { type = "number", default = 25, min = 1, max = 90, unit = "deg",
+    doc = "Largest |pitch| (LUNA ID: pitchThreshold; 1002 head turned)" },
+  ["best_shot.max_roll"] = { type = "number", default = 25, min = 1, max = 90, unit = "deg",
+    doc = "Largest |roll| (LUNA ID: rollThreshold; 1002 head turned)" },
+  ["best_shot.blur"] = { type = "number", default = 0.61, min = 0, max = 1,
+    doc = "Least face.quality.blur, 1 sharp (LUNA ID: blurThreshold; 1011 blurred)" },
+  ["best_shot.light"] = { type = "number", default = 0.57, min = 0, max = 1,
+    doc = "Least face.quality.lightness, 1 not overexposed (LUNA ID: lightThreshold; 1013 too light)" },
+  ["best_shot.dark"] = { type = "number", default = 0.50, min = 0, max = 1,
+    doc = "Least face.quality.darkness, 1 not too dark (LUNA ID: darknessThreshold; 1012 too dark)" },
+  ["best_shot.illumination"] = { type = "number", default = 0.1, min = 0, max = 1,
+    doc = "Least face.quality.illumination, 1 even (LUNA ID: illuminationThreshold; 1014 uneven light)" },
+  ["best_shot.specularity"] = { type = "number", default = 0.1, min = 0, max = 1,
+    doc = "Least face.quality.specularity, 1 no glare (LUNA ID: specularityThreshold; 1015 specular)" },
   ["best_shot.accept_eyes_closed"] = { type = "boolean", default = false,
-    doc = "Take frames with the eyes closed (otherwise 1006)" },
+    doc = "Take frames with the eyes closed (LUNA ID: acceptEyesClosed; otherwise 1006)" },
   ["best_shot.timeout"] = { type = "number", default = 10, min = 1, max = 600, unit = "s",
-    doc = "Time to find a best shot" },
+    doc = "Time to find a best shot (1007 when it runs out)" },
   ["flow.time_limit"] = 0,
   ["flow.step_timeout"] = 0,
 }
@@ -38,8 +64,12 @@ return wb.flow {
   steps = {
     wb.best_shot {
       hint = "face.hold", timeout = B.timeout, face_time = B.face_time, start_delay = B.start_delay,
-      min_face_px = B.min_face_px, border_px = B.border_px, max_yaw = B.max_angle, max_pitch = B.max_angle,
-      max_roll = B.max_angle, accept_eyes_closed = B.accept_eyes_closed,
+      min_face_px = B.min_face_px, border_left = B.border_left, border_top = B.border_top,
+      border_right = B.border_right, border_bottom = B.border_bottom,
+      max_yaw = B.max_yaw, max_pitch = B.max_pitch, max_roll = B.max_roll,
+      accept_eyes_closed = B.accept_eyes_closed,
+      quality = { blur = B.blur, lightness = B.light, darkness = B.dark, illumination = B.illumination,
+                  specularity = B.specularity },
     },
   },
 }

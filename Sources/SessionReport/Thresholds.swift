@@ -38,6 +38,12 @@ public struct ThresholdRule: Sendable, Equatable {
     ThresholdRule("max_yaw", ["face.yaw"], mirrored: true),
     ThresholdRule("max_pitch", ["face.pitch"], mirrored: true),
     ThresholdRule("max_roll", ["face.roll"], mirrored: true),
+    // examples/best-shot.lua's quality floors, named as LUNA ID names them.
+    ThresholdRule("blur", ["face.quality.blur"]),
+    ThresholdRule("light", ["face.quality.lightness"]),
+    ThresholdRule("dark", ["face.quality.darkness"]),
+    ThresholdRule("illumination", ["face.quality.illumination"]),
+    ThresholdRule("specularity", ["face.quality.specularity"]),
     ThresholdRule("closed_below", ["face.ear_left", "face.ear_right"]),
     ThresholdRule("open_above", ["face.ear_left", "face.ear_right"]),
     ThresholdRule("ear_*", ["face.ear_left", "face.ear_right"]),

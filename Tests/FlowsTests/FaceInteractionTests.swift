@@ -269,6 +269,34 @@ struct BestShotTests {
     #expect(record.events("capture").isEmpty)
   }
 
+  @Test(
+    "every LUNA ID threshold of examples/best-shot.lua is a setting: tightened, a frame that passed is rejected",
+    arguments: [
+      ("best_shot.border_left=430", face(), 1017), ("best_shot.border_top=170", face(), 1017),
+      ("best_shot.border_right=570", face(), 1017), ("best_shot.border_bottom=210", face(), 1017),
+      ("best_shot.max_yaw=5", face(yaw: 10), 1002), ("best_shot.max_pitch=5", face(pitch: -10), 1002),
+      ("best_shot.max_roll=5", face(roll: 10), 1002), ("best_shot.blur=0.95", face(), 1011),
+      ("best_shot.dark=0.95", face(), 1012), ("best_shot.light=0.95", face(), 1013),
+      ("best_shot.illumination=0.95", face(), 1014), ("best_shot.specularity=0.95", face(), 1015),
+    ] as [(String, [String: MeasurementValue], Int64)])
+  func thresholdSettings(setting: String, frame: [String: MeasurementValue], code: Int64) throws {
+    var script = FrameScript()
+    script.add(40) { _ in frame }
+    #expect(try bestShot(script).result?.success == true, "passes with LUNA ID's defaults")
+    let record = try bestShot(script, set: [setting])
+    #expect(record.result?.code == code)
+    #expect(rejectedCodes(record).first == [code])
+  }
+
+  @Test("loosened, a frame LUNA ID's defaults reject passes")
+  func loosenedThresholds() throws {
+    var script = FrameScript()
+    script.add(40) { _ in face(yaw: 30, box: (5, 160, 300, 360), quality: ["lightness": 0.3]) }
+    #expect(try bestShot(script).result?.success == false)
+    let record = try bestShot(script, set: ["best_shot.max_yaw=35", "best_shot.border_left=0", "best_shot.light=0.2"])
+    #expect(record.result?.success == true)
+  }
+
   @Test("accept_eyes_closed takes frames with closed eyes")
   func eyesClosedAccepted() throws {
     var script = FrameScript()

@@ -47,12 +47,12 @@ import Testing
       try JSONSerialization.jsonObject(
         with: Data(title.dropFirst("<title>probe ".count).dropLast("</title>".count).utf8)) as? [String: Any]
     let counts = try #require(probe)
-    #expect(counts["plots"] as? Int == 5)
-    #expect(counts["plotsShown"] as? Int == 5, "every plot has a size on the page")
-    #expect(counts["linesDrawn"] as? Int == 5, "every plot has its line")
+    #expect(counts["plots"] as? Int == 6)
+    #expect(counts["plotsShown"] as? Int == 6, "every plot has a size on the page")
+    #expect(counts["linesDrawn"] as? Int == 6, "every plot has its line")
     #expect(counts["thresholds"] as? Int == 8, "±flip angle on both tilts, far and near ratio, speed, glare")
     #expect(counts["thresholdLabels"] as? Int == 8)
-    #expect(counts["bands"] as? Int == 25, "5 steps on 5 plots")
+    #expect(counts["bands"] as? Int == 30, "5 steps on 6 plots")
     #expect(counts["statuses"] as? Int == 8)
     #expect(counts["images"] as? Int == 2)
     #expect(counts["decoded"] as? Int == 2, "the embedded JPEGs decode")

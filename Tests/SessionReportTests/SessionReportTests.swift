@@ -258,6 +258,16 @@ import Testing
     #expect(lines("liveness.pitch_start", 5, series: everything).first == "face.pitch 5.0 liveness.pitch_start")
     #expect(lines("best_shot.max_angle", 25, series: everything).count == 6)
     #expect(
+      lines("best_shot.max_yaw", 25, series: everything) == [
+        "face.yaw 25.0 best_shot.max_yaw", "face.yaw -25.0 best_shot.max_yaw",
+      ])
+    #expect(
+      lines("best_shot.light", 0.57, series: ["face.quality.lightness"]) == [
+        "face.quality.lightness 0.57 best_shot.light"
+      ])
+    #expect(
+      lines("best_shot.dark", 0.5, series: ["face.quality.darkness"]) == ["face.quality.darkness 0.5 best_shot.dark"])
+    #expect(
       lines("liveness.closed_below", 0.15, series: everything) == [
         "face.ear_left 0.15 liveness.closed_below", "face.ear_right 0.15 liveness.closed_below",
       ])

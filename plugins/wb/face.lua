@@ -248,8 +248,10 @@ function face.rejected(m, o)
   if box == nil or box.w == nil or math.min(box.w, box.h) < o.min_face_px then out[#out + 1] = "too_far" end
   local width, height = m.image and m.image.width, m.image and m.image.height
   if box and box.x and width and height then
-    local border = math.min(box.x, box.y, width - (box.x + box.w), height - (box.y + box.h))
-    if border < o.border_px then out[#out + 1] = "overlaps_border" end
+    local b = o.border
+    if box.x < b.left or box.y < b.top or width - (box.x + box.w) < b.right or height - (box.y + box.h) < b.bottom then
+      out[#out + 1] = "overlaps_border"
+    end
   end
   if f.yaw == nil or math.abs(f.yaw) > o.max_yaw or math.abs(f.pitch or 0) > o.max_pitch
     or math.abs(f.roll or 0) > o.max_roll then
@@ -302,13 +304,19 @@ function face.best_shot(spec)
   local where = native.where(2)
   check("wb.best_shot", spec, fields {
     face_time = "number", start_delay = "number", min_face_px = "number", border_px = "number",
+    border_left = "number", border_top = "number", border_right = "number", border_bottom = "number",
     max_yaw = "number", max_pitch = "number", max_roll = "number", accept_eyes_closed = "boolean",
     accept_multiple = "boolean", eyes_closed_above = "number", min_quality = "number", quality = "table",
     describe = "string",
   }, where)
   local q = spec.quality or {}
+  local border = spec.border_px or 10
   local o = {
-    min_face_px = spec.min_face_px or 200, border_px = spec.border_px or 10,
+    min_face_px = spec.min_face_px or 200,
+    border = {
+      left = spec.border_left or border, top = spec.border_top or border,
+      right = spec.border_right or border, bottom = spec.border_bottom or border,
+    },
     max_yaw = spec.max_yaw or 25, max_pitch = spec.max_pitch or 25, max_roll = spec.max_roll or 25,
     accept_eyes_closed = spec.accept_eyes_closed == true, accept_multiple = spec.accept_multiple == true,
     eyes_closed_above = spec.eyes_closed_above or 0.5, min_quality = spec.min_quality or 0.5,
