@@ -46,7 +46,13 @@ local S = wb.settings {
   ["best_shot.specularity"] = { type = "number", default = 0.1, min = 0, max = 1,
     doc = "Least face.quality.specularity, 1 no glare (LUNA ID: specularityThreshold; 1015 specular)" },
   ["best_shot.accept_eyes_closed"] = { type = "boolean", default = false,
-    doc = "Take frames with the eyes closed (LUNA ID: acceptEyesClosed; otherwise 1006)" },
+    doc = "Take frames with the eyes closed (LUNA ID: acceptEyesClosed; otherwise BadEyesStatus, 1001)" },
+  ["best_shot.min_liveness"] = { type = "number", default = 0.5, min = 0, max = 1,
+    doc = "Least face.liveness, when an estimator plugin provides it (LUNA ID: livenessQuality; 1004 liveness not passed)" },
+  ["best_shot.accept_mask"] = { type = "boolean", default = false,
+    doc = "Take frames with a medical mask, when a plugin provides face.mask (otherwise 1008, or 1009 misplaced)" },
+  ["best_shot.accept_occluded"] = { type = "boolean", default = false,
+    doc = "Take frames with an occluded face, when a plugin provides face.occlusion (LUNA ID: acceptOccludedFaces; otherwise 1010)" },
   ["best_shot.timeout"] = { type = "number", default = 10, min = 1, max = 600, unit = "s",
     doc = "Time to find a best shot (1007 when it runs out)" },
   ["flow.time_limit"] = 0,
@@ -57,9 +63,10 @@ local B = S.best_shot
 return wb.flow {
   name = "best-shot",
   codes = {
-    passed = 0, bad_quality = 1001, head_turned = 1002, multiple_faces = 1003, no_face = 1005,
-    eyes_closed = 1006, interaction_timeout = 1007, blurred = 1011, too_dark = 1012, too_light = 1013,
-    uneven_light = 1014, specular = 1015, too_far = 1016, overlaps_border = 1017,
+    passed = 0, initialization_failed = 1000, bad_quality = 1001, eyes_closed = 1001, head_turned = 1002,
+    multiple_faces = 1003, liveness_failed = 1004, no_face = 1005, interaction_timeout = 1007,
+    medical_mask = 1008, mask_misplaced = 1009, occluded = 1010, blurred = 1011, too_dark = 1012,
+    too_light = 1013, uneven_light = 1014, specular = 1015, too_far = 1016, overlaps_border = 1017,
   },
   steps = {
     wb.best_shot {
@@ -67,7 +74,8 @@ return wb.flow {
       min_face_px = B.min_face_px, border_left = B.border_left, border_top = B.border_top,
       border_right = B.border_right, border_bottom = B.border_bottom,
       max_yaw = B.max_yaw, max_pitch = B.max_pitch, max_roll = B.max_roll,
-      accept_eyes_closed = B.accept_eyes_closed,
+      accept_eyes_closed = B.accept_eyes_closed, min_liveness = B.min_liveness, accept_mask = B.accept_mask,
+      accept_occluded = B.accept_occluded,
       quality = { blur = B.blur, lightness = B.light, darkness = B.dark, illumination = B.illumination,
                   specularity = B.specularity },
     },

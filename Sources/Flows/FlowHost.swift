@@ -239,6 +239,7 @@ final class FlowHost: ScriptHost {
     "input_error": "the input could not be read",
     "camera_lost": "the camera was disconnected",
     "usage_error": "the run could not start",
+    "initialization_failed": "an estimator could not start",
     "closed": "the session was closed",
   ]
 

@@ -338,9 +338,12 @@ public final class FlowRunner {
       stepEvent(position, state: "failed", extra: [("reason", .string(reason))])
     }
     phase = .finished
+    // A flow may give these reasons codes of its own (LUNA ID's 1000 for
+    // initialization_failed).
+    let code = flow.description.codes[reason] ?? (status == .input ? -4 : -2)
     emitResult(
       FlowResult(
-        success: false, code: status == .input ? -4 : -2, reason: reason, message: flow.resultMessage(reason),
+        success: false, code: code, reason: reason, message: flow.resultMessage(reason),
         exitStatus: status,
         error: inputError.diagnostics.first?.locatedMessage))
   }

@@ -113,23 +113,36 @@ public enum RunAssembly {
     (try? EstimatorGraph(available: available, wanted: wanted))?.ordered ?? []
   }
 
+  /// An estimator of the run could not start.
+  struct EstimatorStartFailure: Error {
+    var error: WorkbenchError
+  }
+
   /// The estimators the flow's steps read, in order, prepared on `schema`.
   static func pipeline(
     for flow: LoadedFlow, available: [any Estimator], schema: MeasurementSchema, logger: Logger
-  ) throws(WorkbenchError) -> FramePipeline {
+  ) throws -> FramePipeline {
+    let graph: EstimatorGraph
     do {
-      let graph = try EstimatorGraph(available: available, wanted: flow.needs)
-      let pipeline = try FramePipeline(graph: graph, schema: schema)
-      let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
-      if !unprovided.isEmpty {
-        logger.warning(
-          "the flow reads \(unprovided.joined(separator: ", ")), which no estimator provides: those measurements stay empty (is a plugin missing? 'workbench estimators' lists what there is)"
-        )
-      }
-      return pipeline
+      graph = try EstimatorGraph(available: available, wanted: flow.needs)
     } catch {
       throw WorkbenchError(.usage, error.description, help: error.help)
     }
+    let pipeline: FramePipeline
+    do {
+      pipeline = try FramePipeline(graph: graph, schema: schema)
+    } catch {
+      // An estimator that cannot start (a model that does not load):
+      // LUNA ID's 1000, initialisation failed, for flows that map it.
+      throw EstimatorStartFailure(error: WorkbenchError(.usage, error.description, help: error.help))
+    }
+    let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
+    if !unprovided.isEmpty {
+      logger.warning(
+        "the flow reads \(unprovided.joined(separator: ", ")), which no estimator provides: those measurements stay empty (is a plugin missing? 'workbench estimators' lists what there is)"
+      )
+    }
+    return pipeline
   }
 
   /// `--record`'s output for frames from `source`.

@@ -61,6 +61,8 @@ public final class RunSession {
   private var input: (any MeasurementInput)?
   private var frameInput: FrameInput?
   private var pipeline: FramePipeline?
+  /// Whether the run ended because an estimator could not start.
+  private var estimatorFailedToStart = false
   private var pacer: RealtimePacer?
   private var clock = PauseClock()
   /// The outcome of a run that ended before its flow ran.
@@ -310,7 +312,17 @@ public final class RunSession {
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
       opened = try TraceInput(path: path, schema: schema)
     } else {
-      let pipeline = try RunAssembly.pipeline(for: flow, available: available, schema: schema, logger: logger)
+      let pipeline: FramePipeline
+      do {
+        pipeline = try RunAssembly.pipeline(for: flow, available: available, schema: schema, logger: logger)
+      } catch let failure as RunAssembly.EstimatorStartFailure {
+        estimatorFailedToStart = true
+        throw failure.error
+      } catch let error as WorkbenchError {
+        throw error
+      } catch {
+        throw WorkbenchError(.usage, "\(error)")
+      }
       self.pipeline = pipeline
       let frames = try openFrameInput(pipeline)
       if let record = options.recordPath {
@@ -381,6 +393,8 @@ public final class RunSession {
       problems += error.diagnostics
       if error.status == .input {
         runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
+      } else if estimatorFailedToStart {
+        runner.finish(inputError: error, reason: "initialization_failed", status: error.status)
       } else {
         runner.finish(inputError: error, reason: "usage_error", status: error.status)
       }

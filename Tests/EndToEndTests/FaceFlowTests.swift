@@ -57,6 +57,30 @@ import Testing
     #expect(rejected["codes"] == .array([.integer(1016)]), "\(rejected)")
   }
 
+  @Test func aFaceModelThatDoesNotLoadIsLUNAsInitializationError1000() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    try folder.write("broken.task", "not a model")
+    let outcome = try workbench(
+      [
+        "run", "examples/best-shot.lua", "--input", recording, "--quiet", "--set",
+        "face.model=" + folder.file("broken.task"), "--events", folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("broken.task"), "\(outcome.stderr)")
+    let record = try result(events(folder.file("e.jsonl")))
+    #expect(record["code"] == 1000)
+    #expect(record["reason"] == "initialization_failed")
+    // A flow that gives the reason no code keeps the usage error's.
+    let other = try workbench(
+      [
+        "run", "examples/liveness-blink.lua", "--input", recording, "--quiet", "--set",
+        "face.model=" + folder.file("broken.task"), "--events", folder.file("b.jsonl"),
+      ], folder: folder)
+    #expect(other.status == 2)
+    #expect(try result(events(folder.file("b.jsonl")))["code"] == -2)
+  }
+
   @Test func withoutTheBackendAFaceFlowNamesTheCommandThatInstallsIt() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

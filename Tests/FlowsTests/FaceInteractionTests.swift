@@ -10,7 +10,7 @@ private func face(
   count: Int64 = 1, yaw: Double = 0, pitch: Double = 0, roll: Double = 0, earLeft: Double = 0.33,
   earRight: Double = 0.33, blink: Double = 0.05,
   box: (x: Double, y: Double, w: Double, h: Double) = (420, 160, 300, 360),
-  quality: [String: Double] = [:]
+  quality: [String: Double] = [:], extra: [String: MeasurementValue] = [:]
 ) -> [String: MeasurementValue] {
   var values: [String: MeasurementValue] = [
     "face.count": .integer(count), "image.width": .integer(1280), "image.height": .integer(720),
@@ -30,6 +30,7 @@ private func face(
   for kind in ["blur", "darkness", "lightness", "illumination", "specularity"] {
     values["face.quality." + kind] = .number(quality[kind] ?? 0.9)
   }
+  values.merge(extra) { _, new in new }
   return values
 }
 
@@ -77,6 +78,9 @@ struct BlinkInteractionTests {
       ], "\(interactionStatuses(record))")
     let again = try #require(record.events("status").first { $0["status"] == "EYES_OPENED_AGAIN" })
     #expect(again["closed_ms"] == 133)
+    // LUNA ID's 1006, NEED_TO_BLINK, is the request for a blink.
+    let started = try #require(record.events("status").first { $0["status"] == "INTERACTION_STARTED" })
+    #expect(started["code"] == 1006)
   }
 
   @Test("narrow eyes or glasses: the baseline is the person's own, so a fixed 0.2 would never see them open")
@@ -247,7 +251,12 @@ struct BestShotTests {
       (face(box: (4, 160, 300, 360)), 1017, "overlaps_border"),
       (face(yaw: 40), 1002, "head_turned"),
       (face(roll: -30), 1002, "head_turned"),
-      (face(blink: 0.9), 1006, "eyes_closed"),
+      (face(blink: 0.9), 1001, "eyes_closed"),
+      (face(extra: ["face.liveness": .number(0.2)]), 1004, "liveness_failed"),
+      (face(extra: ["face.mask": .string("medical")]), 1008, "medical_mask"),
+      (face(extra: ["face.mask": .string("misplaced")]), 1009, "mask_misplaced"),
+      (face(extra: ["face.occlusion": .number(0.8)]), 1010, "occluded"),
+      (face(extra: ["face.occlusion": .bool(true)]), 1010, "occluded"),
       (face(quality: ["blur": 0.3]), 1011, "blurred"),
       (face(quality: ["darkness": 0.2]), 1012, "too_dark"),
       (face(quality: ["lightness": 0.2]), 1013, "too_light"),
@@ -286,6 +295,19 @@ struct BestShotTests {
     let record = try bestShot(script, set: [setting])
     #expect(record.result?.code == code)
     #expect(rejectedCodes(record).first == [code])
+  }
+
+  @Test("a live, unmasked, uncovered face (as an estimator plugin measures it) passes; the settings accept the others")
+  func pluginMeasurementsAccepted() throws {
+    var script = FrameScript()
+    script.add(40) { _ in
+      face(extra: ["face.liveness": .number(0.9), "face.mask": .string("none"), "face.occlusion": .number(0.1)])
+    }
+    #expect(try bestShot(script).result?.success == true)
+    var masked = FrameScript()
+    masked.add(40) { _ in face(extra: ["face.mask": .string("medical"), "face.occlusion": .bool(true)]) }
+    let record = try bestShot(masked, set: ["best_shot.accept_mask=true", "best_shot.accept_occluded=true"])
+    #expect(record.result?.success == true)
   }
 
   @Test("loosened, a frame LUNA ID's defaults reject passes")

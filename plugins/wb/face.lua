@@ -59,7 +59,8 @@ local function interaction(kind, spec, needs, hints, detect, reset)
   function step.start(self, ctx)
     started, showing_face_hint = nil, false
     state = reset()
-    ctx.status("INTERACTION_STARTED", { interaction = kind })
+    -- LUNA ID's 1006 (NEED_TO_BLINK) is its request for a blink.
+    ctx.status("INTERACTION_STARTED", { interaction = kind, code = kind == "blink" and 1006 or nil })
     if user_start then user_start(self, ctx) end
   end
   function step.update(self, m, ctx)
@@ -219,14 +220,23 @@ function face.head_pitch(spec)
   return head_move("head_pitch", "pitch", spec.direction == "down" and -1 or 1, spec, 5, 20, where)
 end
 
--- Best shot: LUNA ID's checks on every frame, with its codes.
+-- Best shot: LUNA ID's checks on every frame, with its codes (docs/face.md
+-- maps each of 1000-1017). Closed eyes are LUNA ID's BadEyesStatus, which
+-- has no code of its own: 1001, bad quality (1006 is LUNA ID's request for
+-- a blink, which wb.blink makes). Liveness, a mask and occlusion are
+-- checked when an estimator plugin provides face.liveness, face.mask or
+-- face.occlusion.
 face.rejections = {
   { code = 1005, reason = "no_face", hint = "face.not_found" },
   { code = 1003, reason = "multiple_faces", hint = "face.multiple" },
   { code = 1016, reason = "too_far", hint = "face.too_far" },
   { code = 1017, reason = "overlaps_border", hint = "face.border" },
   { code = 1002, reason = "head_turned", hint = "face.look_straight" },
-  { code = 1006, reason = "eyes_closed", hint = "face.open_eyes" },
+  { code = 1001, reason = "eyes_closed", hint = "face.open_eyes" },
+  { code = 1008, reason = "medical_mask", hint = "face.remove_mask" },
+  { code = 1009, reason = "mask_misplaced", hint = "face.remove_mask" },
+  { code = 1010, reason = "occluded", hint = "face.uncover" },
+  { code = 1004, reason = "liveness_failed", hint = "face.not_live" },
   { code = 1011, reason = "blurred", hint = "quality.blurry" },
   { code = 1012, reason = "too_dark", hint = "quality.too_dark" },
   { code = 1013, reason = "too_light", hint = "quality.too_bright" },
@@ -260,6 +270,12 @@ function face.rejected(m, o)
   if not o.accept_eyes_closed and ((f.blink_left or 0) > o.eyes_closed_above or (f.blink_right or 0) > o.eyes_closed_above) then
     out[#out + 1] = "eyes_closed"
   end
+  if f.mask == "medical" and not o.accept_mask then out[#out + 1] = "medical_mask" end
+  if f.mask == "misplaced" and not o.accept_mask then out[#out + 1] = "mask_misplaced" end
+  if not o.accept_occluded and (f.occlusion == true or (type(f.occlusion) == "number" and f.occlusion > o.max_occlusion)) then
+    out[#out + 1] = "occluded"
+  end
+  if type(f.liveness) == "number" and f.liveness < o.min_liveness then out[#out + 1] = "liveness_failed" end
   local q = f.quality or {}
   local failing = 0
   for _, check in ipairs {
@@ -307,6 +323,7 @@ function face.best_shot(spec)
     border_left = "number", border_top = "number", border_right = "number", border_bottom = "number",
     max_yaw = "number", max_pitch = "number", max_roll = "number", accept_eyes_closed = "boolean",
     accept_multiple = "boolean", eyes_closed_above = "number", min_quality = "number", quality = "table",
+    min_liveness = "number", accept_mask = "boolean", accept_occluded = "boolean", max_occlusion = "number",
     describe = "string",
   }, where)
   local q = spec.quality or {}
@@ -320,6 +337,8 @@ function face.best_shot(spec)
     max_yaw = spec.max_yaw or 25, max_pitch = spec.max_pitch or 25, max_roll = spec.max_roll or 25,
     accept_eyes_closed = spec.accept_eyes_closed == true, accept_multiple = spec.accept_multiple == true,
     eyes_closed_above = spec.eyes_closed_above or 0.5, min_quality = spec.min_quality or 0.5,
+    min_liveness = spec.min_liveness or 0.5, accept_mask = spec.accept_mask == true,
+    accept_occluded = spec.accept_occluded == true, max_occlusion = spec.max_occlusion or 0.5,
     quality = {
       blur = q.blur or 0.61, darkness = q.darkness or 0.5, lightness = q.lightness or 0.57,
       illumination = q.illumination or 0.1, specularity = q.specularity or 0.1,
