@@ -227,6 +227,8 @@ public final class FlowRunner {
     let stepIndex = order[position]
     // A frame captured after a deadline is too late, whatever it shows.
     if timeout > 0 && t - startedAt > timeout + FlowRunner.timeTolerance {
+      stopRunningStep(position, reason: "step_timeout")
+      if result != nil { return }
       stepEvent(position, state: "failed", extra: [("reason", .string("step_timeout"))])
       phase = .finished
       finishFlow(success: false, reason: "step_timeout", code: flow.description.steps[stepIndex].failCode)
@@ -274,6 +276,8 @@ public final class FlowRunner {
   private func checkTimeLimit(_ t: Double) {
     guard timeLimit > 0, let startT, t - startT > timeLimit + FlowRunner.timeTolerance, result == nil else { return }
     if case .running(let position, _, _) = phase {
+      stopRunningStep(position, reason: "time_limit")
+      if result != nil { return }
       stepEvent(position, state: "failed", extra: [("reason", .string("time_limit"))])
     }
     phase = .finished
@@ -287,6 +291,20 @@ public final class FlowRunner {
     stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
     // The driver's start(index, t, flow_started_at) runs the step's start.
     _ = try flow.vm.callDriver("start", index: order[position] + 1, t, startT ?? t)
+  }
+
+  /// The engine ends the running step itself (the input ended, the
+  /// session was closed, a time ran out): the step's `stop(self, ctx,
+  /// reason)` runs first, so that an interaction says it failed (LUNA ID's
+  /// INTERACTION_FAILED) before the result. A script error in it ends the
+  /// run as any other (check `result` after the call).
+  private func stopRunningStep(_ position: Int, reason: String) {
+    let argument = JSONObject([("index", .integer(Int64(order[position] + 1))), ("reason", .string(reason))])
+    do {
+      try flow.vm.callDriver("stop", value: .object(argument))
+    } catch {
+      finish(scriptError: error)
+    }
   }
 
   private func stepEvent(_ position: Int, state: String, extra: [(String, JSONValue)]) {
@@ -313,6 +331,8 @@ public final class FlowRunner {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
     if case .running(let position, _, _) = phase {
+      stopRunningStep(position, reason: reason)
+      if result != nil { return }
       stepEvent(position, state: "failed", extra: [("reason", .string(reason))])
     }
     phase = .finished
@@ -335,6 +355,8 @@ public final class FlowRunner {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
     if case .running(let position, _, _) = phase {
+      stopRunningStep(position, reason: reason)
+      if result != nil { return }
       stepEvent(position, state: "failed", extra: [("reason", .string(reason))])
     }
     phase = .finished

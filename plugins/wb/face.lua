@@ -85,6 +85,12 @@ local function interaction(kind, spec, needs, hints, detect, reset)
       return true
     end
   end
+  -- The run ended in the middle of the interaction (the input ended, the
+  -- session was closed): it failed, as LUNA ID says before its result.
+  function step.stop(self, ctx, reason)
+    ctx.status("INTERACTION_FAILED", { interaction = kind, reason = reason })
+    ctx.status("INTERACTION_ENDED", { interaction = kind })
+  end
   return step
 end
 

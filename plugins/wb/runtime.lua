@@ -224,6 +224,14 @@ function runtime.driver(flow, steps, ctx)
     return step.update, step
   end
 
+  -- The engine ended the running step `index` itself (the input ended, the
+  -- session was closed, a time ran out): its stop(step, ctx, reason), if it
+  -- has one.
+  function driver.stop(arguments)
+    local step = steps[arguments.index]
+    if step and type(step.stop) == "function" then step.stop(step, ctx, arguments.reason) end
+  end
+
   -- The flow's on_finish(flow, ctx, result), if it has one.
   function driver.finish(result)
     local on_finish = type(flow) == "table" and flow.on_finish

@@ -283,6 +283,11 @@ function steps.sequence(spec)
       start_part(current, ctx)
     end
   end
+  -- The run ended within the sequence: the sub-step that was running is stopped.
+  function step.stop(self, ctx, reason)
+    local part = parts[current]
+    if part and type(part.step.stop) == "function" then part.step.stop(part.step, ctx, reason) end
+  end
   return step
 end
 
