@@ -70,15 +70,29 @@ public struct SettingsFolder: Sendable {
     if missing.isEmpty { return replacing }
     let bundledShown = WorkbenchHome.display(bundledPath)
     let shown = WorkbenchHome.display(replacing)
-    throw WorkbenchError(
-      .usage,
-      missing.map { key in
+    // A file that gives a few keys lacks dozens: name the first ones one by
+    // one, and the rest in one line.
+    let named = missing.count > Self.missingKeysNamed + 1 ? Array(missing.prefix(Self.missingKeysNamed)) : missing
+    var diagnostics = named.map { key in
+      Diagnostic(
+        "missing key '\(key)': this file replaces \(bundledShown) whole, so it must give every key that one has",
+        at: SourceLocation(file: shown, key: key),
+        help: "copy \(bundledShown) here and change the values you need; its value of '\(key)' is not used")
+    }
+    if named.count < missing.count {
+      let rest = missing.dropFirst(named.count)
+      diagnostics.append(
         Diagnostic(
-          "missing key '\(key)': this file replaces \(bundledShown) whole, so it must give every key that one has",
-          at: SourceLocation(file: shown, key: key),
-          help: "copy \(bundledShown) here and change the values you need; its value of '\(key)' is not used")
-      })
+          "\(rest.count) more keys missing: \(rest.joined(separator: ", "))", at: SourceLocation(file: shown),
+          help:
+            "start from a copy of \(bundledShown) (cp \(bundledShown) \(shown)) and change the values you need; to change a few keys only, give them with --config FILE or --set instead"
+        ))
+    }
+    throw WorkbenchError(.usage, diagnostics)
   }
+
+  /// How many missing keys are named one by one before the rest are listed in one line.
+  static let missingKeysNamed = 3
 
   /// Keys (dotted paths to values that are not objects) of the bundled file
   /// that the replacing file lacks, in the bundled file's order. A file that

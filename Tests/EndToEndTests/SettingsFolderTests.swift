@@ -23,7 +23,23 @@ import Testing
     #expect(entry["value"] == 7, "\(entry)")
     #expect(entry["source"] == .string(replacing), "\(entry)")
     let untouched = try #require(settings.first { $0["key"] == "flow.time_limit" })
-    #expect(untouched["source"] == "built-in default", "\(untouched)")
+    #expect(untouched["source"] == .string(replacing), "the file gives every key: \(untouched)")
+  }
+
+  @Test func defaultsPrintsTheWholeFileWithEachKeysDescription() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let table = try workbench(["settings", "--defaults"], folder: folder)
+    #expect(table.status == 0, "\(table)")
+    #expect(table.stdout.contains("card.estimate_focal"), "\(table.stdout)")
+    #expect(table.stdout.contains("Estimate an unknown focal length from the card"), "the description")
+    #expect(table.stdout.contains("[0 ... 170 deg]"), "the range of card.field_of_view")
+    let json = try workbench(["settings", "--defaults", "--json"], folder: folder)
+    #expect(json.status == 0)
+    #expect(try JSONParser.parse(json.stdout) == JSONParser.parse(try bundled("settings.json")))
+    let refused = try workbench(["settings", "--defaults", "examples/liveness.lua"], folder: folder)
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("--defaults prints the defaults file alone"), "\(refused)")
   }
 
   @Test func aKeyLeftOutIsAnErrorThatNamesItAndTheFile() throws {
@@ -35,10 +51,14 @@ import Testing
       #expect(outcome.status == 2, "\(outcome)")
       #expect(
         outcome.stderr.contains(
-          "error: \(replacing) (key 'messages.language'): missing key 'messages.language': this file replaces configs/settings.json whole"
+          "error: \(replacing) (key 'card.estimate_focal'): missing key 'card.estimate_focal': this file replaces configs/settings.json whole"
         ), "\(outcome)")
-      #expect(outcome.stderr.contains("(key 'messages.fallback'): missing key 'messages.fallback'"), "\(outcome)")
-      #expect(!outcome.stderr.contains("'flow.step_timeout'"), "\(outcome)")
+      #expect(outcome.stderr.contains("(key 'card.field_of_view'): missing key 'card.field_of_view'"), "\(outcome)")
+      // The rest in one line, with what to do.
+      #expect(outcome.stderr.contains("more keys missing: "), "\(outcome)")
+      #expect(outcome.stderr.contains("messages.fallback, messages.language"), "\(outcome)")
+      #expect(outcome.stderr.contains("--config FILE or --set instead"), "\(outcome)")
+      #expect(!outcome.stderr.contains("flow.step_timeout"), "\(outcome)")
     }
   }
 
