@@ -7,14 +7,16 @@ import Foundation
 
 /// A file written through a temporary name and renamed into place when
 /// finished, so that the path never holds a half-written file. "-" writes
-/// to standard output instead.
+/// to standard output instead, and a path that is not a regular file (a
+/// device such as /dev/null or /dev/stderr, a named pipe) is written in
+/// place: renaming over it would replace the device with a file.
 public final class OutputFile {
   public let path: String
   private let temporaryPath: String?
   private var handle: UnsafeMutablePointer<FILE>?
   private let flushEachWrite: Bool
 
-  public var isStandardOutput: Bool { temporaryPath == nil }
+  public var isStandardOutput: Bool { path == "-" }
 
   public init(path: String) throws(WorkbenchError) {
     self.path = path
@@ -22,6 +24,21 @@ public final class OutputFile {
       temporaryPath = nil
       handle = fdopen(dup(STDOUT_FILENO), "w")
       flushEachWrite = true
+      return
+    }
+    var status = stat()
+    if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFDIR {
+      let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+      guard descriptor >= 0, let opened = fdopen(descriptor, "wb") else {
+        let reason = String(cString: strerror(errno))
+        if descriptor >= 0 { close(descriptor) }
+        throw WorkbenchError(
+          .usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
+          help: "check the permissions or choose another output path")
+      }
+      temporaryPath = nil
+      handle = opened
+      flushEachWrite = false
       return
     }
     let parent = (path as NSString).deletingLastPathComponent
@@ -81,7 +98,16 @@ public final class OutputFile {
     guard let handle else { return }
     self.handle = nil
     guard let temporaryPath else {
-      fflush(handle)
+      // Standard output or a device: what could not be written is an error
+      // too (a full disk, /dev/full), never a silent loss.
+      let flushed = fflush(handle) == 0 && ferror(handle) == 0
+      let reason = String(cString: strerror(errno))
+      let closed = fclose(handle) == 0
+      guard flushed, closed else {
+        throw WorkbenchError(
+          .usage, "could not write: \(reason)", at: SourceLocation(file: path == "-" ? "standard output" : path),
+          help: "free some space or choose another output")
+      }
       return
     }
     let flushed = fflush(handle) == 0 && fsync(fileno(handle)) == 0

@@ -206,6 +206,9 @@ public enum RunAssembly {
 enum ResultReason: String {
   case outputError = "output_error"
   case flowNotLoaded = "script_error"
+  /// The flow did not load because of its settings alone (a value out of
+  /// range, an unknown key): every problem names a setting.
+  case settingsError = "settings_error"
   case interrupted
   case licenseError = "license_error"
   case inputError = "input_error"
@@ -213,7 +216,7 @@ enum ResultReason: String {
 
   var code: Int64 {
     switch self {
-    case .outputError, .flowNotLoaded, .usageError: return -2
+    case .outputError, .flowNotLoaded, .settingsError, .usageError: return -2
     case .interrupted: return -130
     case .licenseError: return -3
     case .inputError: return -4
@@ -224,6 +227,7 @@ enum ResultReason: String {
     switch self {
     case .outputError: return "an output could not be written"
     case .flowNotLoaded: return "the flow could not be loaded"
+    case .settingsError: return "the settings are not valid"
     case .interrupted: return "interrupted"
     case .licenseError: return "the license does not allow this run"
     case .inputError: return "the input could not be read"

@@ -408,7 +408,11 @@ public final class RunSession {
     switch ending {
     case .outputFailed(let error): (reason, failure) = (.outputError, error)
     case .flowNotLoaded(let error):
-      (reason, failure) = (error.status == .interrupted ? .interrupted : .flowNotLoaded, error)
+      let settingsOnly = error.diagnostics.allSatisfy { $0.location?.key != nil && $0.location?.line == nil }
+      let why: ResultReason =
+        error.status == .interrupted
+        ? .interrupted : settingsOnly && !error.diagnostics.isEmpty ? .settingsError : .flowNotLoaded
+      (reason, failure) = (why, error)
     case .licenseRefused(let error): (reason, failure) = (.licenseError, error)
     case .inputFailed(let error): (reason, failure) = (.inputError, error)
     case .interrupted(let signal):
@@ -419,7 +423,8 @@ public final class RunSession {
     sinks.emit(Event(type: "result", t: 0, frame: 0, fields: reason.engineResult(error: failure)))
     return RunOutcome(
       status: reason == .outputError ? .usage : failure.status, result: nil, flowName: flow?.description.name,
-      problems: failure.diagnostics, detail: reason == .flowNotLoaded ? failure.detail : nil,
+      problems: failure.diagnostics,
+      detail: reason == .flowNotLoaded || reason == .settingsError ? failure.detail : nil,
       eventsToStandardOutput: eventsToStandardOutput)
   }
 

@@ -27,6 +27,57 @@ struct OutputTests {
     #expect(records.last?["reason"] == "output_error")
   }
 
+  @Test func anOutputThatIsADeviceOrAPipeIsWrittenInPlaceNotReplacedByAFile() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let pipe = folder.file("events.pipe")
+    #expect(mkfifo(pipe, 0o600) == 0)
+    // The reader takes what the run writes, as a shell's `>(...)` would.
+    let reader = Thread {
+      let descriptor = open(pipe, O_RDONLY)
+      guard descriptor >= 0 else { return }
+      var bytes: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+      }
+      close(descriptor)
+      FileManager.default.createFile(atPath: pipe + ".got", contents: Data(bytes))
+    }
+    reader.start()
+    let outcome = try workbench(
+      ["run", "examples/liveness.lua", "--input", pass, "--events", pipe, "--quiet"], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    var status = stat()
+    #expect(stat(pipe, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the pipe is still a pipe")
+    for _ in 0..<100 where !FileManager.default.fileExists(atPath: pipe + ".got") { usleep(20_000) }
+    let got = try #require(fileText(pipe + ".got"))
+    #expect(got.contains("\"type\":\"result\""), "\(got)")
+  }
+
+  @Test func eventsThatCannotBeWrittenAreAnOutputErrorNotAPass() throws {
+    var status = stat()
+    guard stat("/dev/full", &status) == 0, (status.st_mode & S_IFMT) == S_IFCHR else { return }
+    let folder = try TemporaryFolder()
+    defer {
+      folder.remove()
+      // Were /dev/full ever replaced by a file, put the device back.
+      var after = stat()
+      if stat("/dev/full", &after) == 0, (after.st_mode & S_IFMT) != S_IFCHR {
+        unlink("/dev/full")
+        mknod("/dev/full", S_IFCHR | 0o666, dev_t(1 << 8 | 7))
+      }
+    }
+    let outcome = try workbench(
+      ["run", "examples/liveness.lua", "--input", pass, "--events", "/dev/full", "--quiet"], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("/dev/full"), "\(outcome)")
+    #expect(outcome.stderr.contains("No space left on device"), "\(outcome)")
+    #expect(stat("/dev/full", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
+  }
+
   @Test(arguments: [
     ["--events", "@input"], ["--trace-out", "@input"], ["--events", "@same", "--trace-out", "@same"],
   ])

@@ -32,7 +32,7 @@ import Testing
     #expect(html.contains("<span class=\"verdict\">PASSED</span>"))
     let plotted = Page.attributes("data-series", of: "<svg class=\"plot\"", in: html)
     #expect(
-      plotted == ["card.tilt_x", "card.tilt_y", "card.size_ratio", "card.width_ratio", "card.speed", "card.glare"],
+      plotted == ["card.tilt_x", "card.tilt_y", "card.size_ratio", "card.speed", "card.glare"],
       "\(plotted)")
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"20\""))
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"-20\""))
