@@ -16,6 +16,21 @@ public enum RecordPolicy: String, Sendable, CaseIterable {
   case passed
   /// Only frames with a detection (a face or a card was found).
   case detections
+  /// Every frame, kept only when a face was seen in at least one of them
+  /// (LUNA ID for iOS: `saveOnlyFaceVideo`).
+  case withFace = "with-face"
+  /// The same rule under LUNA ID for Android's name (`ignoreVideoWithoutFace`).
+  case ignoreWithoutFace = "ignore-without-face"
+
+  /// Whether the whole recording is kept only when a face was seen.
+  public var needsAFace: Bool { self == .withFace || self == .ignoreWithoutFace }
+
+  /// Whether the recording is written beside its path first, because the
+  /// policy decides at the end whether it stays.
+  public var decidesAtTheEnd: Bool { self == .failed || self == .passed || needsAFace }
+
+  /// The measurements the policy reads besides the flow's own.
+  public var measurements: [String] { needsAFace ? ["face.count"] : [] }
 }
 
 /// Writes the frames of a session to an MJPEG AVI with its timestamps
@@ -36,6 +51,9 @@ public final class FrameRecorder {
   private let rgb = ImageBuffer(format: .rgb8)
   private var jpeg: [UInt8] = []
   public private(set) var framesWritten = 0
+  /// Whether this recorder's file and its sidecar are at `path`, complete:
+  /// after a `finish()` that had frames to write.
+  public private(set) var isInPlace = false
 
   public init(path: String, fps: Double, deviceInfo: [String: String] = [:], deferred: Bool = false) {
     self.path = path
@@ -108,19 +126,24 @@ public final class FrameRecorder {
   /// call more than once.
   public func finish() throws(CaptureError) {
     try writer?.finish()
-    guard writer != nil, writingPath != path, FileManager.default.fileExists(atPath: writingPath) else { return }
-    for (from, to) in [(writingPath, path), (writingSidecarPath, sidecarPath)] {
-      guard rename(from, to) == 0 else {
-        throw CaptureError(
-          .io, source: path, "cannot move the recording into place: \(String(cString: strerror(errno)))")
+    guard writer != nil, !isInPlace else { return }
+    if writingPath != path {
+      guard FileManager.default.fileExists(atPath: writingPath) else { return }
+      for (from, to) in [(writingPath, path), (writingSidecarPath, sidecarPath)] {
+        guard rename(from, to) == 0 else {
+          throw CaptureError(
+            .io, source: path, "cannot move the recording into place: \(String(cString: strerror(errno)))")
+        }
       }
     }
+    isInPlace = true
   }
 
   /// Finishes and deletes what this recorder wrote (a policy said not to
   /// keep it); a file already at `path` stays.
   public func discard() {
     try? writer?.finish()
+    isInPlace = false
     guard writingPath != path else {
       try? FileManager.default.removeItem(atPath: path)
       try? FileManager.default.removeItem(atPath: sidecarPath)

@@ -8,25 +8,33 @@ import Licensing
 /// recording and still images: the SHA-256 of every file, the run's
 /// timestamps (start, each capture, stop) and its result, signed with an
 /// Ed25519 key (the same key files as licenses, `workbench license keygen`).
+/// `workbench sign` signs any file outside a run the same way (the SDK's
+/// `signatureWithImg`): a signature of its own beside it, `FILE.sig.json`,
+/// that covers the file's SHA-256 and nothing of a run.
 ///
-/// `signature.json` is one line of JSON: `{"workbench_signature":1,
+/// A signature file is one line of JSON: `{"workbench_signature":1,
 /// "payload":"<base64>","signature":"<base64>","public_key":"<id>"}`; the
 /// payload is canonical JSON (sorted keys, no spaces). Files are named
 /// relative to the signature's folder, so the folder can be moved whole.
 public enum ArtifactSignature {
   public static let fileName = "signature.json"
+  /// What `workbench sign` adds to a file's name for its signature.
+  public static let fileSuffix = ".sig.json"
   public static let formatVersion: Int64 = 1
 
   /// What a signature covers.
   public struct Manifest: Sendable, Equatable {
-    public var flow: String
-    public var resultCode: Int64
-    public var resultReason: String
-    /// Seconds on the input's clock: "start", one per capture, "stop".
+    /// The run's flow and result; nil for a file signed outside a run.
+    public var flow: String?
+    public var resultCode: Int64?
+    public var resultReason: String?
+    /// Seconds on the input's clock: "start", one per capture, "stop"
+    /// (none for a file signed outside a run).
     public var timestamps: [(name: String, t: Double)]
     /// Path (relative to the signature's folder) → SHA-256 in hex.
     public var files: [(path: String, sha256: String)]
 
+    /// What a run signs.
     public init(
       flow: String, resultCode: Int64, resultReason: String, timestamps: [(name: String, t: Double)],
       files: [(path: String, sha256: String)]
@@ -38,44 +46,59 @@ public enum ArtifactSignature {
       self.files = files
     }
 
+    /// What `workbench sign` signs: files, and nothing of a run.
+    public init(files: [(path: String, sha256: String)]) {
+      timestamps = []
+      self.files = files
+    }
+
+    /// Whether a run signed it (else `workbench sign` did).
+    public var isRun: Bool { flow != nil }
+
     public static func == (a: Manifest, b: Manifest) -> Bool {
       a.flow == b.flow && a.resultCode == b.resultCode && a.resultReason == b.resultReason
         && a.timestamps.map(\.name) == b.timestamps.map(\.name) && a.timestamps.map(\.t) == b.timestamps.map(\.t)
         && a.files.map(\.path) == b.files.map(\.path) && a.files.map(\.sha256) == b.files.map(\.sha256)
     }
 
-    /// Canonical JSON: keys sorted at every level, timestamps and files in order.
+    /// Canonical JSON: keys sorted at every level, timestamps and files in
+    /// order; a file signed outside a run has `files` only.
     var payload: Data {
-      let object = JSONObject([
+      var object = JSONObject([
         (
           "files",
           .array(files.map { .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256))])) })
-        ),
-        ("flow", .string(flow)),
-        ("result", .object(JSONObject([("code", .integer(resultCode)), ("reason", .string(resultReason))]))),
-        (
-          "timestamps",
-          .array(timestamps.map { .object(JSONObject([("name", .string($0.name)), ("t", .number($0.t))])) })
-        ),
+        )
       ])
+      if let flow, let resultCode, let resultReason {
+        object["flow"] = .string(flow)
+        object["result"] = .object(JSONObject([("code", .integer(resultCode)), ("reason", .string(resultReason))]))
+        object["timestamps"] = .array(
+          timestamps.map { .object(JSONObject([("name", .string($0.name)), ("t", .number($0.t))])) })
+      }
       return Data(JSONValue.object(object).jsonText.utf8)
     }
 
     init?(payload: Data) {
       guard let value = try? JSONParser.parse(bytes: Array(payload)), let object = value.objectValue,
-        let flow = object["flow"]?.stringValue, let code = object["result"]?["code"]?.integerValue,
-        let reason = object["result"]?["reason"]?.stringValue, let stamps = object["timestamps"]?.arrayValue,
         let list = object["files"]?.arrayValue
+      else { return nil }
+      var files: [(path: String, sha256: String)] = []
+      for file in list {
+        guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue else { return nil }
+        files.append((path, sha))
+      }
+      guard object["flow"] != nil || object["result"] != nil || object["timestamps"] != nil else {
+        self.init(files: files)
+        return
+      }
+      guard let flow = object["flow"]?.stringValue, let code = object["result"]?["code"]?.integerValue,
+        let reason = object["result"]?["reason"]?.stringValue, let stamps = object["timestamps"]?.arrayValue
       else { return nil }
       var timestamps: [(name: String, t: Double)] = []
       for stamp in stamps {
         guard let name = stamp["name"]?.stringValue, let t = stamp["t"]?.doubleValue else { return nil }
         timestamps.append((name, t))
-      }
-      var files: [(path: String, sha256: String)] = []
-      for file in list {
-        guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue else { return nil }
-        files.append((path, sha))
       }
       self.init(flow: flow, resultCode: code, resultReason: reason, timestamps: timestamps, files: files)
     }
@@ -94,13 +117,32 @@ public enum ArtifactSignature {
     }
     let manifest = Manifest(
       flow: flow, resultCode: resultCode, resultReason: resultReason, timestamps: timestamps, files: entries)
+    let path = (folder.hasSuffix("/") ? folder : folder + "/") + fileName
+    try write(manifest, to: path, key: key)
+    return path
+  }
+
+  /// Signs one file outside a run (`workbench sign`): its SHA-256 into
+  /// `FILE.sig.json` beside it, written atomically. Returns that path.
+  @discardableResult
+  public static func sign(file: String, key: LicensePrivateKey) throws(WorkbenchError) -> String {
+    let path = file + fileSuffix
+    let folder = (path as NSString).deletingLastPathComponent
+    let manifest = Manifest(files: [(relativePath(of: file, from: folder.isEmpty ? "." : folder), try sha256(of: file))]
+    )
+    try write(manifest, to: path, key: key)
+    return path
+  }
+
+  /// Writes the signed `manifest` to `path` under a temporary name in the
+  /// same folder, then renames it into place.
+  private static func write(_ manifest: Manifest, to path: String, key: LicensePrivateKey) throws(WorkbenchError) {
     let payload = manifest.payload
     let document = JSONObject([
       ("workbench_signature", .integer(formatVersion)), ("payload", .string(payload.base64EncodedString())),
       ("signature", .string(key.signature(for: payload).base64EncodedString())),
       ("public_key", .string(key.publicKey.id)),
     ])
-    let path = (folder.hasSuffix("/") ? folder : folder + "/") + fileName
     let temporary = path + ".\(getpid()).tmp"
     do {
       try Data((JSONValue.object(document).jsonText + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
@@ -113,7 +155,6 @@ public enum ArtifactSignature {
         .usage, "cannot write the signature: \(error.localizedDescription)", at: SourceLocation(file: path),
         help: "check the folder's permissions")
     }
-    return path
   }
 
   /// What checking a signature found.
@@ -124,19 +165,59 @@ public enum ArtifactSignature {
     public var verifies: Bool { manifest != nil && problems.isEmpty }
   }
 
-  /// Checks the signature in `path` (a signature.json, or the folder that
-  /// holds one) with `publicKey`, then every file's SHA-256. Nothing of the
-  /// payload is trusted before the signature verifies.
-  public static func verify(path: String, publicKey: LicensePublicKey) throws(WorkbenchError) -> Verification {
+  /// The signature file that `path` names: the signature.json in a
+  /// folder, a signature file itself, or the `FILE.sig.json` beside a file
+  /// that `workbench sign` signed. Throws when there is none.
+  public static func signatureFile(for path: String) throws(WorkbenchError) -> String {
     var isDirectory: ObjCBool = false
     let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-    let file = exists && isDirectory.boolValue ? (path.hasSuffix("/") ? path : path + "/") + fileName : path
+    if exists && isDirectory.boolValue {
+      let file = (path.hasSuffix("/") ? path : path + "/") + fileName
+      guard FileManager.default.fileExists(atPath: file) else {
+        throw WorkbenchError(
+          .usage, "no signature here", at: SourceLocation(file: file),
+          help:
+            "give the --artifacts folder of a run that signed its artifacts (setting integrity.signing_key), or its \(fileName)"
+        )
+      }
+      return file
+    }
+    let name = (path as NSString).lastPathComponent
+    if name == fileName || name.hasSuffix(fileSuffix) {
+      guard exists else {
+        throw WorkbenchError(.usage, "no signature here: no such file", at: SourceLocation(file: path))
+      }
+      return path
+    }
+    if FileManager.default.fileExists(atPath: path + fileSuffix) { return path + fileSuffix }
+    if exists, isSignatureDocument(path) { return path }
+    throw WorkbenchError(
+      .usage,
+      exists
+        ? "no signature here: there is no \(name + fileSuffix) beside it"
+        : "no such file, and no signature for it (\(name + fileSuffix))",
+      at: SourceLocation(file: path),
+      help: "sign a file with `workbench sign FILE`, or give the --artifacts folder of a run that signed its artifacts")
+  }
+
+  /// Whether the file at `path` is a signature under another name: a JSON
+  /// object with the `workbench_signature` key (any version).
+  private static func isSignatureDocument(_ path: String) -> Bool {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+      (attributes[.size] as? NSNumber)?.intValue ?? .max < 1 << 20,
+      let data = FileManager.default.contents(atPath: path),
+      let object = (try? JSONParser.parse(bytes: Array(data)))?.objectValue
+    else { return false }
+    return object["workbench_signature"] != nil
+  }
+
+  /// Checks the signature that `path` names (``signatureFile(for:)``) with
+  /// `publicKey`, then every file's SHA-256. Nothing of the payload is
+  /// trusted before the signature verifies.
+  public static func verify(path: String, publicKey: LicensePublicKey) throws(WorkbenchError) -> Verification {
+    let file = try signatureFile(for: path)
     guard let data = FileManager.default.contents(atPath: file) else {
-      throw WorkbenchError(
-        .usage, "no signature here", at: SourceLocation(file: file),
-        help:
-          "give the --artifacts folder of a run that signed its artifacts (setting integrity.signing_key), or its \(fileName)"
-      )
+      throw WorkbenchError(.usage, "the signature cannot be read", at: SourceLocation(file: file))
     }
     let folder = (file as NSString).deletingLastPathComponent
     guard let document = (try? JSONParser.parse(bytes: Array(data)))?.objectValue,
@@ -149,7 +230,9 @@ public enum ArtifactSignature {
         problems: [
           Diagnostic(
             "not a workbench signature file (format \(formatVersion))", at: SourceLocation(file: file),
-            help: "it is the signature.json a run writes into its --artifacts folder")
+            help:
+              "it is the signature.json a run writes into its --artifacts folder, or the FILE\(fileSuffix) of workbench sign"
+          )
         ])
     }
     guard publicKey.isValidSignature(signature, for: payload) else {
@@ -168,7 +251,7 @@ public enum ArtifactSignature {
     }
     var problems: [Diagnostic] = []
     for entry in manifest.files {
-      let full = entry.path.hasPrefix("/") ? entry.path : (folder.isEmpty ? "." : folder) + "/" + entry.path
+      let full = entry.path.hasPrefix("/") || folder.isEmpty ? entry.path : folder + "/" + entry.path
       guard FileManager.default.fileExists(atPath: full) else {
         problems.append(
           Diagnostic(
@@ -184,7 +267,9 @@ public enum ArtifactSignature {
         problems.append(
           Diagnostic(
             "changed since it was signed (SHA-256 \(actual.prefix(16))…, signed \(entry.sha256.prefix(16))…)",
-            at: SourceLocation(file: full), help: "this file is not the one the run wrote"))
+            at: SourceLocation(file: full),
+            help: manifest.isRun ? "this file is not the one the run wrote" : "this file is not the one that was signed"
+          ))
       }
     }
     return Verification(manifest: manifest, problems: problems)

@@ -31,10 +31,12 @@ public struct Expectations: Sendable {
   /// What the face comparisons (identity events of verify, identify and
   /// compare) said.
   public var match: FaceMatchExpectation?
+  /// What became of the recording (a scenario with `record`).
+  public var recording: RecordingExpectation?
 
   public init() {}
 
-  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within", "match"]
+  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within", "match", "recording"]
 
   static func parse(_ value: JSONValue, file: String) throws(WorkbenchError) -> Expectations {
     var problems: [Diagnostic] = []
@@ -111,6 +113,13 @@ public struct Expectations: Sendable {
           "match",
           "match takes a user id (\"obama\": a comparison matched that user), true or false (the last comparison), or { user =, match =, distance = { min =, max = } }"
         )
+      }
+    }
+    if let value = table["recording"] {
+      if let expectation = RecordingExpectation(value) {
+        expectations.recording = expectation
+      } else {
+        problem("recording", RecordingExpectation.help)
       }
     }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
@@ -232,6 +241,7 @@ public struct Expectations: Sendable {
       if let max = bounds.max, t > max { failures.append("expected '\(token)' by \(max) s, it came at \(t) s") }
     }
     if let match, let failure = match.check(events) { failures.append(failure) }
+    if let recording, let failure = recording.check(result) { failures.append(failure) }
     return failures
   }
 

@@ -1,3 +1,4 @@
+import Capture
 import Diagnostics
 import Foundation
 import JSONCore
@@ -39,6 +40,9 @@ public struct Scenario: Sendable {
   /// scenario starts from, in a new gallery of its own: runs never share
   /// or change a gallery.
   public var gallery: String?
+  /// Record the frames the flow saw with this `--record-policy` (into a
+  /// scratch folder), for `expect.recording`.
+  public var record: RecordPolicy?
 
   /// A folder name for this scenario's outputs: its file's name (and its
   /// position in the file), as letters, digits and dashes.
@@ -58,7 +62,7 @@ public struct Scenario: Sendable {
 /// Reads scenario files: Lua that returns a scenario table, or a list of them.
 public enum ScenarioLoader {
   static let scenarioKeys: Set<String> = [
-    "name", "flow", "input", "set", "lang", "seed", "faults", "expect", "description", "gallery",
+    "name", "flow", "input", "set", "lang", "seed", "faults", "expect", "description", "gallery", "record",
   ]
 
   /// Every scenario of `value` (what the file returned), or every problem,
@@ -203,12 +207,26 @@ public enum ScenarioLoader {
           "gallery", "gallery takes the path of a gallery export, such as \"people.jsonl\" (workbench gallery export)")
       }
     }
+    var record: RecordPolicy?
+    if let value = table["record"] {
+      record = RecordingExpectation.policy(value)
+      if record == nil {
+        problem(
+          "record",
+          "record takes a --record-policy: " + RecordPolicy.allCases.map(\.rawValue).joined(separator: ", "))
+      }
+    }
+    if expectations.recording != nil && table["record"] == nil {
+      problem("expect.recording", "expect.recording needs record = \"POLICY\": the run records nothing without it")
+    }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
     let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-    return Scenario(
+    var scenario = Scenario(
       name: table["name"]?.stringValue ?? (index.map { "\(base) #\($0)" } ?? base), file: file, index: index,
       flow: resolve(flow), input: input, settings: settings, language: table["lang"]?.stringValue, seed: seed,
       faults: faults, expectations: expectations, gallery: gallery)
+    scenario.record = record
+    return scenario
   }
 }
 

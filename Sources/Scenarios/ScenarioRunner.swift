@@ -187,6 +187,17 @@ public enum ScenarioRunner {
       }
     }
     defer { if let reportScratch { try? FileManager.default.removeItem(atPath: reportScratch) } }
+    let recordScratch = scenario.record.flatMap { _ in
+      try? TemporaryScratch.make("workbench-scenario-recording")
+    }
+    defer { if let recordScratch { try? FileManager.default.removeItem(atPath: recordScratch) } }
+    if let policy = scenario.record {
+      guard let recordScratch else {
+        return outcome(error: "no scratch folder for the recording", status: 2, result: "not run", count: 0)
+      }
+      options.recordPath = recordScratch + "/recording.avi"
+      options.recordPolicy = policy
+    }
     let session = RunSession(options, logger: environment.logger)
     session.addEventSink(collected)
     if !measurementFaults.isEmpty {
@@ -241,5 +252,14 @@ final class ScenarioScriptHost: ScriptHost {
     case "log": return nil
     default: throw HostCallFailure("scenario files describe a run; the flow API is not available in them")
     }
+  }
+}
+
+/// A new folder of its own in the temporary folder.
+enum TemporaryScratch {
+  static func make(_ prefix: String) throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
   }
 }

@@ -15,9 +15,16 @@ import Settings
 /// How a run is put together: which estimators it has and needs, which
 /// license features that takes, and which outputs clash.
 public enum RunAssembly {
-  /// The estimators a run of `flow` can use (``availableEstimators(_:settings:wanted:logger:)``).
-  static func availableEstimators(_ flow: LoadedFlow, logger: Logger) -> [any Estimator] {
-    availableEstimators(flow.home, settings: flow.settings, wanted: flow.declaredNeeds, logger: logger)
+  /// The estimators a run of `flow` can use (``availableEstimators(_:settings:wanted:logger:)``),
+  /// when it reads what the flow declares and `also` (what the record policy reads).
+  static func availableEstimators(_ flow: LoadedFlow, also: [String] = [], logger: Logger) -> [any Estimator] {
+    availableEstimators(flow.home, settings: flow.settings, wanted: flow.declaredNeeds + also, logger: logger)
+  }
+
+  /// What a run of `flow` measures: the flow's needs and `also`; nil when
+  /// the flow does not say (then every estimator runs).
+  static func wanted(_ flow: LoadedFlow, also: [String]) -> [String]? {
+    flow.needs.map { $0 + also }
   }
 
   /// Built-in estimators, then the plugins' (a plugin that cannot load is
@@ -118,13 +125,13 @@ public enum RunAssembly {
     var error: WorkbenchError
   }
 
-  /// The estimators the flow's steps read, in order, prepared on `schema`.
+  /// The estimators the flow's steps read (and `also`), in order, prepared on `schema`.
   static func pipeline(
-    for flow: LoadedFlow, available: [any Estimator], schema: MeasurementSchema, logger: Logger
+    for flow: LoadedFlow, also: [String] = [], available: [any Estimator], schema: MeasurementSchema, logger: Logger
   ) throws -> FramePipeline {
     let graph: EstimatorGraph
     do {
-      graph = try EstimatorGraph(available: available, wanted: flow.needs)
+      graph = try EstimatorGraph(available: available, wanted: wanted(flow, also: also))
     } catch {
       throw WorkbenchError(.usage, error.description, help: error.help)
     }
@@ -153,7 +160,7 @@ public enum RunAssembly {
     let policy = options.recordPolicy
     let recorder = FrameRecorder(
       path: path, fps: source.fps ?? 30, deviceInfo: source.details.merging(["device": source.name]) { a, _ in a },
-      deferred: policy == .failed || policy == .passed)
+      deferred: policy.decidesAtTheEnd)
     if policy == .detections,
       EstimatorGraph.unprovided(["face.count", "card.found"], available: available).count == 2
     {
@@ -161,7 +168,22 @@ public enum RunAssembly {
         "--record-policy detections keeps frames where face.count > 0 or card.found is true, and no estimator provides either: nothing will be recorded"
       )
     }
-    return RecordingOutput(recorder: recorder, policy: policy, schema: schema)
+    if policy.needsAFace, !EstimatorGraph.unprovided(["face.count"], available: available).isEmpty {
+      logger.warning(
+        "--record-policy \(policy.rawValue) keeps the recording only when a face is seen, and no estimator provides face.count (\(FaceEstimators.installCommand) installs the face estimator): the recording will not be kept"
+      )
+    }
+    return RecordingOutput(recorder: recorder, policy: policy, schema: schema, logger: logger)
+  }
+
+  /// The result's `outputs.recording` of a run that ended before its
+  /// recording could start (the input did not open).
+  static func recordingNotStarted(_ path: String, policy: RecordPolicy) -> JSONValue {
+    .object(
+      JSONObject([
+        ("path", .string(path)), ("policy", .string(policy.rawValue)), ("kept", .bool(false)),
+        ("why", .string("the run ended before its input opened")),
+      ]))
   }
 
   /// Why `--record` cannot be honoured, found before anything runs.

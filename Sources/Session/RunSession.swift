@@ -48,6 +48,9 @@ public final class RunSession {
   private let logger: Logger
   private let openFrames: SourceOpener
   private let sinks = FanOutEventSink()
+  /// The runner's events go through here: its `result` waits for the
+  /// outputs to finish, so that it can name what they wrote.
+  private lazy var resultHold = HeldResultSink(sinks)
   private let schema = MeasurementSchema()
   private var registeredOutputs: [any RunOutput] = []
   private var frameSourceWrappers: [(any FrameSource) -> any FrameSource] = []
@@ -130,10 +133,13 @@ public final class RunSession {
       return false
     }
     self.flow = flow
-    let available = isTrace ? [] : RunAssembly.availableEstimators(flow, logger: logger)
+    let available =
+      isTrace
+      ? [] : RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
     let features = RunAssembly.requiredFeatures(
-      flowNeeds: flow.declaredNeeds,
-      estimators: isTrace ? [] : RunAssembly.chosenEstimators(available, wanted: flow.needs),
+      flowNeeds: flow.declaredNeeds + recordingNeeds,
+      estimators: isTrace
+        ? [] : RunAssembly.chosenEstimators(available, wanted: RunAssembly.wanted(flow, also: recordingNeeds)),
       recording: options.recordPath != nil)
     onFlowLoaded?(flow, features)
     if let licenseCheck = options.licenseCheck {
@@ -142,7 +148,7 @@ public final class RunSession {
         return false
       }
     }
-    runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
+    runner = FlowRunner(flow: flow, sink: resultHold, schema: schema)
     do {
       try openInput(flow, available: available)
     } catch {
@@ -222,7 +228,7 @@ public final class RunSession {
       input?.close()
       input = reopened
     }
-    let runner = FlowRunner(flow: flow, sink: sinks, schema: schema)
+    let runner = FlowRunner(flow: flow, sink: resultHold, schema: schema)
     self.flow = flow
     self.runner = runner
     attach(runner, to: flow)
@@ -253,11 +259,18 @@ public final class RunSession {
     end(Interrupts.pending ? .interrupted(Interrupts.signalName) : .closed)
     input?.close()
     var outcome = earlyOutcome ?? runOutcome()
-    let finished = FinishedRun(
+    var finished = FinishedRun(
       options: options, flow: flow, result: runner?.result, startT: runner?.startT, lastT: runner?.lastT ?? 0)
+    if let path = options.recordPath, recording == nil, runner != nil {
+      finished.written["recording"] = RunAssembly.recordingNotStarted(path, policy: options.recordPolicy)
+    }
     for output in outputs {
       do { try output.finish(finished) } catch { outcome.fail(with: error.diagnostics) }
+      for (key, value) in output.written { finished.written[key] = value }
     }
+    // Every output is complete: the result names what they wrote, and is the last event.
+    resultHold.release(
+      adding: finished.written.isEmpty ? JSONObject() : JSONObject([("outputs", .object(finished.written))]))
     do { try sinks.finish() } catch { outcome.fail(with: error.diagnostics) }
     if let flow { logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes") }
     state = .closed
@@ -271,6 +284,9 @@ public final class RunSession {
     if case .file(let path) = options.input { return InputSpec.isTrace(path) }
     return false
   }
+
+  /// What the record policy reads besides the flow's needs (`face.count` for `with-face`).
+  private var recordingNeeds: [String] { options.recordPath == nil ? [] : options.recordPolicy.measurements }
 
   /// The built-in outputs first, in the order they complete (the recording
   /// before the signature that covers it), then the registered ones.
@@ -314,7 +330,8 @@ public final class RunSession {
     } else {
       let pipeline: FramePipeline
       do {
-        pipeline = try RunAssembly.pipeline(for: flow, available: available, schema: schema, logger: logger)
+        pipeline = try RunAssembly.pipeline(
+          for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
       } catch let failure as RunAssembly.EstimatorStartFailure {
         estimatorFailedToStart = true
         throw failure.error

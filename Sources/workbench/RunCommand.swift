@@ -25,6 +25,11 @@ struct RunCommand: ParsableCommand {
         workbench run examples/liveness.lua --lang zh-HK \\
           --set flow.time_limit=20 --input session.jsonl \\
           --events events.jsonl --trace-out seen.jsonl
+        workbench run examples/liveness-blink.lua --camera /dev/video0 \\
+          --record out/session.avi --record-policy with-face
+
+      The result event's "outputs" names what the run wrote: the recording (or why the \
+      policy did not keep it), its timestamps, the artifacts and the signature (docs/events.md).
       """)
 
   @Argument(help: ArgumentHelp("The flow script (.lua).", valueName: "flow"))
@@ -57,7 +62,7 @@ struct RunCommand: ParsableCommand {
   @Option(
     name: .customLong("record-policy"),
     help: ArgumentHelp(
-      "Which frames to keep: always, failed (only if the flow fails), passed, detections (frames with a face or card).",
+      "Which frames to keep: always, failed (only if the flow fails), passed, detections (frames with a face or card), with-face or ignore-without-face (every frame, only if a face was seen in one: LUNA ID's option).",
       valueName: "policy"))
   var recordPolicy: String = "always"
 

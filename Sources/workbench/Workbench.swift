@@ -25,7 +25,8 @@ struct Workbench: ParsableCommand {
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
       DevicesCommand.self, SynthCommand.self,
-      LicenseCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self, GalleryCommand.self,
+      LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
+      GalleryCommand.self,
     ])
 }
 

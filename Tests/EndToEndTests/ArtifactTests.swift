@@ -81,6 +81,36 @@ import Testing
     #expect(missing.stderr.contains("no signature here"), "\(missing)")
   }
 
+  @Test func theResultNamesEveryFileTheRunWroteOnceItIsThere() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write("cap.lua", captureFlow)
+    let out = folder.file("out")
+    let eventsPath = folder.file("events.jsonl")
+    let run = try workbench(
+      [
+        "run", flow, "--input", "examples/recordings/face-blink.avi", "--quiet", "--record", out + "/session.avi",
+        "--artifacts", out, "--set", "integrity.signing_key=\(TestLicense.files.privateKey)", "--events", eventsPath,
+      ], folder: folder)
+    #expect(run.status == 0, "\(run)")
+    let end = try result(events(eventsPath))
+    let outputs = try #require(end["outputs"]?.objectValue)
+    #expect(outputs.keys == ["recording", "artifacts", "signature"])
+    let recording = try #require(outputs["recording"])
+    #expect(recording["path"] == .string(out + "/session.avi"))
+    #expect(recording["timestamps"] == .string(out + "/session.avi.timestamps.jsonl"))
+    #expect(recording["kept"] == true)
+    #expect(recording["frames"] == end["frames"])
+    #expect(outputs["artifacts"]?["folder"] == .string(out))
+    #expect(outputs["artifacts"]?["files"] == .array([.string(out + "/first.jpg"), .string(out + "/second.jpg")]))
+    #expect(outputs["signature"] == .string(out + "/signature.json"))
+    // Each name is a file as the run left it: complete, under its own name, and nothing else is there.
+    var named = [recording["path"], recording["timestamps"], outputs["signature"]].compactMap { $0?.stringValue }
+    named += outputs["artifacts"]?["files"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    #expect(Set(named.map { ($0 as NSString).lastPathComponent }) == Set(folder.listing(of: "out")))
+    #expect(try workbench(["verify", out, "--public-key", TestLicense.files.publicKey], folder: folder).status == 0)
+  }
+
   @Test func withoutAKeyTheArtifactsAreKeptUnsigned() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
