@@ -13,16 +13,22 @@ public struct AnalyticsRecord: Sendable, Equatable {
   public var event: String
   /// SUCCESS or FAILURE.
   public var status: String
-  /// SCAN, FACE, ...
-  public var page: String
+  /// SCAN, FACE, ...; nil for INIT, as in Uqudo's trace.
+  public var page: String?
   /// Such as SCAN_DOCUMENT_GLARE_DETECTED or FACE_TIMEOUT; nil when there is none.
   public var statusCode: String?
+  /// What the status code means, in the run's language: the text of the
+  /// hint, intermediate result or result it comes from; nil when there is none.
+  public var statusMessage: String?
+  /// The document the flow checks, such as HKG_ID_2018; nil for INIT and
+  /// for flows that check none.
+  public var documentType: String?
   /// ISO 8601 UTC with milliseconds.
   public var timestamp: String
 
   public init(
-    sessionId: String, deviceIdentifier: String, category: String, event: String, status: String, page: String,
-    statusCode: String?, timestamp: String
+    sessionId: String, deviceIdentifier: String, category: String, event: String, status: String, page: String?,
+    statusCode: String?, statusMessage: String? = nil, documentType: String? = nil, timestamp: String
   ) {
     self.sessionId = sessionId
     self.deviceIdentifier = deviceIdentifier
@@ -31,54 +37,77 @@ public struct AnalyticsRecord: Sendable, Equatable {
     self.status = status
     self.page = page
     self.statusCode = statusCode
+    self.statusMessage = statusMessage
+    self.documentType = documentType
     self.timestamp = timestamp
   }
 
   public var json: JSONValue {
-    .object(
+    func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    return .object(
       JSONObject([
         ("sessionId", .string(sessionId)), ("deviceIdentifier", .string(deviceIdentifier)),
         ("category", .string(category)), ("event", .string(event)), ("status", .string(status)),
-        ("page", .string(page)), ("statusCode", statusCode.map { .string($0) } ?? .null),
-        ("timestamp", .string(timestamp)),
+        ("page", text(page)), ("statusCode", text(statusCode)), ("statusMessage", text(statusMessage)),
+        ("documentType", text(documentType)), ("timestamp", .string(timestamp)),
       ]))
   }
 }
 
 /// How the run's events become analytics records: which category and page
-/// a flow is, and the status code of each hint, status and result
-/// (`configs/analytics.json`, replaceable with --settings-dir).
+/// a flow is, its document type, and the status code of each hint, status,
+/// capture and result on each page (`configs/analytics.json`, replaceable
+/// with --settings-dir).
 public struct AnalyticsMapping: Sendable {
   /// Category and page of flows that read card measurements, face
   /// measurements, or neither.
   public var card: (category: String, page: String) = ("ENROLLMENT", "SCAN")
   public var face: (category: String, page: String) = ("FACE_SESSION", "FACE")
   public var other: (category: String, page: String) = ("SDK", "SDK")
-  /// The status code's prefix per page: SCAN → SCAN_DOCUMENT_, FACE → FACE_.
-  public var prefixes: [String: String] = ["SCAN": "SCAN_DOCUMENT_", "FACE": "FACE_"]
-  /// Hint keys, statuses and result reasons → the code after the prefix.
-  public var codes: [String: String] = [:]
+  /// Per page (SCAN, FACE, ...): hint keys, statuses, `intermediate.<reason>`,
+  /// `capture.<name>` and `result.<reason>` → the whole status code. The
+  /// codes under ``everyPage`` hold on every page that has none of its own
+  /// for that key.
+  public var codes: [String: [String: String]] = [:]
+  /// The name in `codes` of the codes of every page.
+  public static let everyPage = "any"
   /// Identical IN_PROGRESS records closer together than this are dropped.
   public var throttleSeconds = 5.0
+  /// IN_PROGRESS codes that are never dropped: Uqudo's document sides.
+  public var unthrottled: Set<String> = UqudoStatusCodes.unthrottled
   /// A status or hint key after which the trace is on another kind's page
   /// ("card", "face", "other"): a flow that scans a card, then the face
   /// (`"CARD_COMPLETE": "face"`), reports the face part on the FACE page.
   public var switches: [String: String] = [:]
+  /// The document type of a flow, by the flow's name (`hkid-2018` →
+  /// `HKG_ID_2018`); a flow not listed has none.
+  public var documentTypes: [String: String] = [:]
 
   public init() {}
 
+  /// The status code of `key` on `page`: the page's own, else every page's.
+  public func code(_ key: String, page: String?) -> String? {
+    if let page, let code = codes[page]?[key] { return code }
+    return codes[AnalyticsMapping.everyPage]?[key]
+  }
+
+  /// Every status code the mapping can give, sorted.
+  public var allCodes: [String] { Set(codes.values.flatMap(\.values)).sorted() }
+
   /// The mapping of a JSON file: `{ "card": {"category","page"}, "face": ..., "other": ...,
-  /// "prefixes": {page: prefix}, "codes": {key: code}, "throttle_seconds": 5 }`.
+  /// "codes": {page: {key: code}}, "document_types": {flow: type}, "unthrottled": [code],
+  /// "switch": {key: kind}, "throttle_seconds": 5 }`.
   public static func load(path: String) throws(WorkbenchError) -> AnalyticsMapping {
     let value = try JSONFile.document(path, what: "analytics mapping")
     var mapping = AnalyticsMapping()
     var problems: [Diagnostic] = []
+    func problem(_ key: String, _ message: String, help: String? = nil) {
+      problems.append(Diagnostic(message, at: SourceLocation(file: path, key: key), help: help))
+    }
     func pair(_ key: String) -> (String, String)? {
       guard let object = value[key]?.objectValue else { return nil }
       guard let category = object["category"]?.stringValue, let page = object["page"]?.stringValue else {
-        problems.append(
-          Diagnostic(
-            "'\(key)' needs \"category\" and \"page\" strings", at: SourceLocation(file: path, key: key)))
+        problem(key, "'\(key)' needs \"category\" and \"page\" strings")
         return nil
       }
       return (category, page)
@@ -86,23 +115,41 @@ public struct AnalyticsMapping: Sendable {
     if let card = pair("card") { mapping.card = card }
     if let face = pair("face") { mapping.face = face }
     if let other = pair("other") { mapping.other = other }
-    for (page, prefix) in value["prefixes"]?.objectValue ?? JSONObject() {
-      if let prefix = prefix.stringValue { mapping.prefixes[page] = prefix }
+    let perPage =
+      #"give each page its codes in full: "codes": {"SCAN": {"FAR": "SCAN_DOCUMENT_INCORRECT_DISTANCE_DETECTED"}, "any": {...}}"#
+    if value["prefixes"] != nil {
+      problem("prefixes", "status codes are no longer made of a prefix and a code", help: perPage)
     }
-    for (key, code) in value["codes"]?.objectValue ?? JSONObject() {
-      guard let code = code.stringValue else {
-        problems.append(
-          Diagnostic("a status code must be a string", at: SourceLocation(file: path, key: "codes." + key)))
+    for (page, table) in value["codes"]?.objectValue ?? JSONObject() {
+      guard let table = table.objectValue else {
+        problem("codes." + page, "the codes of a page are a table of keys and status codes", help: perPage)
         continue
       }
-      mapping.codes[key] = code
+      for (key, code) in table {
+        guard let code = code.stringValue, !code.isEmpty else {
+          problem("codes.\(page).\(key)", "a status code must be a string")
+          continue
+        }
+        mapping.codes[page, default: [:]][key] = code
+      }
+    }
+    if let list = value["unthrottled"] {
+      if let codes = list.arrayValue?.compactMap(\.stringValue), codes.count == list.arrayValue?.count {
+        mapping.unthrottled = Set(codes)
+      } else {
+        problem("unthrottled", "unthrottled takes a list of status codes")
+      }
+    }
+    for (flow, type) in value["document_types"]?.objectValue ?? JSONObject() {
+      guard let type = type.stringValue else {
+        problem("document_types." + flow, "a document type must be a string")
+        continue
+      }
+      mapping.documentTypes[flow] = type
     }
     for (key, kind) in value["switch"]?.objectValue ?? JSONObject() {
       guard let kind = kind.stringValue, ["card", "face", "other"].contains(kind) else {
-        problems.append(
-          Diagnostic(
-            "a page switch names \"card\", \"face\" or \"other\"", at: SourceLocation(file: path, key: "switch." + key))
-        )
+        problem("switch." + key, "a page switch names \"card\", \"face\" or \"other\"")
         continue
       }
       mapping.switches[key] = kind
@@ -124,7 +171,7 @@ public protocol AnalyticsSink: AnyObject {
 }
 
 /// An event sink that turns a run's events into analytics records and
-/// hands them to analytics sinks.
+/// hands them to analytics sinks (docs/analytics.md).
 public final class AnalyticsEventSink: EventSink {
   private let mapping: AnalyticsMapping
   private let sinks: [any AnalyticsSink]
@@ -133,6 +180,21 @@ public final class AnalyticsEventSink: EventSink {
   private let startedAt: Date
   private var category: String
   private var page: String
+  private var documentType: String?
+  private var initialized = false
+  /// How many steps the run has, the highest one started, and the one
+  /// started and not yet ended.
+  private var steps = 0
+  private var reached = 0
+  private var running: Int?
+  private var lastInProgress: [String: Double] = [:]
+  /// A record made from an event without text (a status, a capture, a
+  /// failed step), held back for one event: when the next event is of the
+  /// same frame, has text and the same status code (the hint an alert
+  /// raises with its status, the result after the step that failed), its
+  /// text becomes the record's status message.
+  private var held: (record: AnalyticsRecord, t: Double, frame: Int64)?
+  private let formatter: ISO8601DateFormatter
 
   /// What the flow measures ("card", "face", anything else), once known:
   /// it decides the category and the page of the records that follow.
@@ -143,18 +205,17 @@ public final class AnalyticsEventSink: EventSink {
   static func categoryAndPage(_ kind: String, _ mapping: AnalyticsMapping) -> (String, String) {
     kind == "card" ? mapping.card : kind == "face" ? mapping.face : mapping.other
   }
-  private var lastInProgress: [String: Double] = [:]
-  private let formatter: ISO8601DateFormatter
 
   /// `kind` says what the flow reads ("card", "face" or anything else);
+  /// `sessionId` is the host application's, or a new UUID (version 4);
   /// `startedAt` is the wall time of the input's t = 0.
   public init(
     sinks: [any AnalyticsSink], mapping: AnalyticsMapping, kind: String, deviceIdentifier: String,
-    sessionId: String = UUID().uuidString.lowercased(), startedAt: Date = Date()
+    sessionId: String? = nil, startedAt: Date = Date()
   ) {
     self.sinks = sinks
     self.mapping = mapping
-    self.sessionId = sessionId
+    self.sessionId = sessionId ?? UUID().uuidString.lowercased()
     self.deviceIdentifier = deviceIdentifier
     self.startedAt = startedAt
     self.kind = kind
@@ -163,53 +224,35 @@ public final class AnalyticsEventSink: EventSink {
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
   }
 
-  private func code(_ key: String) -> String? {
-    guard let code = mapping.codes[key] else { return nil }
-    return (mapping.prefixes[page] ?? "") + code
-  }
-
-  private func send(
-    _ event: String, status: String = "SUCCESS", code: String? = nil, t: Double, category: String? = nil
-  ) {
-    let record = AnalyticsRecord(
-      sessionId: sessionId, deviceIdentifier: deviceIdentifier, category: category ?? self.category, event: event,
-      status: status, page: page, statusCode: code,
-      timestamp: formatter.string(from: startedAt.addingTimeInterval(t)))
-    for sink in sinks { sink.accept(record) }
-  }
+  /// Whether `text` can be a session id: a UUID, such as
+  /// `3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b` (any case).
+  public static func isSessionId(_ text: String) -> Bool { UUID(uuidString: text) != nil }
 
   public func emit(_ event: Event) {
-    switch event.type {
-    case "session":
-      send("INIT", t: event.t, category: "SDK")
-      send("VIEW", t: event.t)
-      send("START", t: event.t)
-    case "hint", "status", "intermediate":
-      let key =
-        event["key"]?.stringValue ?? event["status"]?.stringValue
-        ?? event["reason"]?.stringValue.map { "intermediate." + $0 }
-      if let key, let kind = mapping.switches[key] { self.kind = kind }
-      guard let key, let statusCode = code(key) else { return }
-      // The same code again within the throttle window is noise to an analytics backend.
-      if let last = lastInProgress[statusCode], event.t - last < mapping.throttleSeconds { return }
-      lastInProgress[statusCode] = event.t
-      send("IN_PROGRESS", code: statusCode, t: event.t)
-    case "result":
-      let reason = event["reason"]?.stringValue ?? "unknown"
-      if event["success"]?.boolValue == true {
-        send("COMPLETE", code: code("result.passed"), t: event.t)
-        send("FINISH", t: event.t)
-      } else if reason == "interrupted" {
-        send("SKIP", status: "FAILURE", code: code("result.interrupted"), t: event.t)
-      } else {
-        send("FINISH", status: "FAILURE", code: code("result." + reason) ?? code("result.failed"), t: event.t)
+    if let waiting = held {
+      held = nil
+      var record = waiting.record
+      if event.t == waiting.t, event.frame == waiting.frame, let text = AnalyticsEventSink.text(of: event),
+        statusCode(of: event) == record.statusCode
+      {
+        record.statusMessage = text
       }
-    default:
-      return
+      deliver(record)
+    }
+    switch event.type {
+    case "session": begin(event)
+    case "hint", "status", "intermediate", "capture": progress(event)
+    case "step": step(event)
+    case "result": end(event)
+    default: return
     }
   }
 
   public func finish() throws(WorkbenchError) {
+    if let waiting = held {
+      held = nil
+      deliver(waiting.record)
+    }
     var problems: [Diagnostic] = []
     for sink in sinks {
       do { try sink.finish() } catch { problems += error.diagnostics }
@@ -218,6 +261,139 @@ public final class AnalyticsEventSink: EventSink {
   }
 
   public var summaries: [String] { sinks.map(\.summary) }
+
+  // MARK: Events to records
+
+  /// INIT (the SDK's: no page, no document), then VIEW and START.
+  private func begin(_ event: Event) {
+    documentType = event["flow"]?.stringValue.flatMap { mapping.documentTypes[$0] }
+    steps = event["order"]?.arrayValue?.count ?? 0
+    reached = 0
+    running = nil
+    lastInProgress = [:]
+    initialize(t: event.t)
+    deliver(record("VIEW", t: event.t))
+    deliver(record("START", t: event.t))
+  }
+
+  private func initialize(t: Double) {
+    initialized = true
+    var record = record("INIT", t: t)
+    (record.category, record.page, record.documentType) = ("SDK", nil, nil)
+    deliver(record)
+  }
+
+  /// IN_PROGRESS for a hint, status, intermediate result or capture that
+  /// has a code on this page, unless the same code went out less than the
+  /// throttle ago.
+  private func progress(_ event: Event) {
+    guard let key = AnalyticsEventSink.key(of: event) else { return }
+    if let kind = mapping.switches[key] { self.kind = kind }
+    guard let code = mapping.code(key, page: page) else { return }
+    if !mapping.unthrottled.contains(code) {
+      // The same code again within the throttle window is noise to an analytics backend.
+      if let last = lastInProgress[code], event.t - last < mapping.throttleSeconds { return }
+      lastInProgress[code] = event.t
+    }
+    hold(record("IN_PROGRESS", code: code, message: AnalyticsEventSink.text(of: event), t: event.t), event)
+  }
+
+  /// COMPLETE for each step that ends: SUCCESS, or FAILURE with the code of
+  /// its reason.
+  private func step(_ event: Event) {
+    guard let index = event["index"]?.integerValue.map(Int.init) else { return }
+    if let of = event["of"]?.integerValue { steps = max(steps, Int(of)) }
+    switch event["state"]?.stringValue {
+    case "started":
+      running = index
+      reached = max(reached, index)
+    case "passed":
+      running = nil
+      deliver(record("COMPLETE", t: event.t))
+    case "failed":
+      running = nil
+      hold(
+        record("COMPLETE", status: "FAILURE", code: failureCode(event["reason"]?.stringValue), t: event.t), event)
+    default:
+      return
+    }
+  }
+
+  /// The end of the run: COMPLETE with FAILURE for a step still running (an
+  /// interruption, a script error), SKIP for each step never started, then
+  /// FINISH.
+  private func end(_ event: Event) {
+    if !initialized { initialize(t: event.t) }
+    let success = event["success"]?.boolValue == true
+    let code = success ? nil : failureCode(event["reason"]?.stringValue)
+    let message = code == nil ? nil : event["message"]?.stringValue
+    if running != nil {
+      deliver(record("COMPLETE", status: "FAILURE", code: code, message: message, t: event.t))
+      running = nil
+    }
+    let total = event["steps"]?.integerValue.map(Int.init) ?? steps
+    if reached < total {
+      for _ in reached..<total { deliver(record("SKIP", status: "FAILURE", t: event.t)) }
+      reached = total
+    }
+    deliver(record("FINISH", status: success ? "SUCCESS" : "FAILURE", code: code, message: message, t: event.t))
+  }
+
+  /// The code of a failure's reason on this page, else of `result.failed`.
+  private func failureCode(_ reason: String?) -> String? {
+    mapping.code("result." + (reason ?? "failed"), page: page) ?? mapping.code("result.failed", page: page)
+  }
+
+  /// The mapping key of a hint, status, intermediate result or capture.
+  private static func key(of event: Event) -> String? {
+    switch event.type {
+    case "hint": return event["key"]?.stringValue
+    case "status": return event["status"]?.stringValue
+    case "intermediate": return event["reason"]?.stringValue.map { "intermediate." + $0 }
+    case "capture": return event["name"]?.stringValue.map { "capture." + $0 }
+    default: return nil
+    }
+  }
+
+  /// The localized text an event carries: a hint's, a result's message.
+  private static func text(of event: Event) -> String? {
+    switch event.type {
+    case "hint": return event["text"]?.stringValue
+    case "intermediate", "result": return event["message"]?.stringValue
+    default: return nil
+    }
+  }
+
+  /// The status code a record of `event` would have on this page.
+  private func statusCode(of event: Event) -> String? {
+    switch event.type {
+    case "result": return event["success"]?.boolValue == true ? nil : failureCode(event["reason"]?.stringValue)
+    case "step": return event["state"] == "failed" ? failureCode(event["reason"]?.stringValue) : nil
+    default: return AnalyticsEventSink.key(of: event).flatMap { mapping.code($0, page: page) }
+    }
+  }
+
+  private func record(
+    _ name: String, status: String = "SUCCESS", code: String? = nil, message: String? = nil, t: Double
+  ) -> AnalyticsRecord {
+    AnalyticsRecord(
+      sessionId: sessionId, deviceIdentifier: deviceIdentifier, category: category, event: name, status: status,
+      page: page, statusCode: code, statusMessage: code == nil ? nil : message, documentType: documentType,
+      timestamp: formatter.string(from: startedAt.addingTimeInterval(t)))
+  }
+
+  /// Sends a record now, or, without a message, after the next event.
+  private func hold(_ record: AnalyticsRecord, _ event: Event) {
+    if record.statusMessage == nil && record.statusCode != nil {
+      held = (record, event.t, event.frame)
+    } else {
+      deliver(record)
+    }
+  }
+
+  private func deliver(_ record: AnalyticsRecord) {
+    for sink in sinks { sink.accept(record) }
+  }
 }
 
 /// Records as JSON Lines in a file, written through a temporary name.

@@ -33,10 +33,18 @@ public struct Expectations: Sendable {
   public var match: FaceMatchExpectation?
   /// What became of the recording (a scenario with `record`).
   public var recording: RecordingExpectation?
+  /// Analytics records that must come in this order (others may come in
+  /// between): `EVENT`, `EVENT:STATUS`, `EVENT:CODE` or
+  /// `EVENT:STATUS:CODE`, such as `FINISH:FAILURE:USER_CANCEL`.
+  public var analytics: [String] = []
 
   public init() {}
 
-  static let keys: Set<String> = ["result", "exit", "events", "absent", "count", "within", "match", "recording"]
+  static let keys: Set<String> = [
+    "result", "exit", "events", "absent", "count", "within", "match", "recording", "analytics",
+  ]
+  /// The events of the analytics trace (docs/analytics.md).
+  static let analyticsEvents = ["INIT", "VIEW", "START", "IN_PROGRESS", "COMPLETE", "SKIP", "FINISH"]
 
   static func parse(_ value: JSONValue, file: String) throws(WorkbenchError) -> Expectations {
     var problems: [Diagnostic] = []
@@ -122,8 +130,48 @@ public struct Expectations: Sendable {
         problem("recording", RecordingExpectation.help)
       }
     }
+    if let value = table["analytics"] {
+      let example =
+        #"{ "START", "IN_PROGRESS:SCAN_DOCUMENT_FRONT_PROCESSED", "COMPLETE:SUCCESS", "FINISH:FAILURE:USER_CANCEL" }"#
+      if let list = value.arrayValue, list.allSatisfy({ $0.stringValue != nil }) {
+        expectations.analytics = list.compactMap(\.stringValue)
+        for token in expectations.analytics {
+          let event = String(token.prefix { $0 != ":" })
+          guard !analyticsEvents.contains(event) else { continue }
+          let suggestion = Suggestions.closest(to: event, in: analyticsEvents)
+          problem(
+            "analytics", "'\(token)' does not start with an analytics event",
+            help: (suggestion.map { "did you mean '\($0)'? " } ?? "") + "events: "
+              + analyticsEvents.joined(separator: ", "))
+        }
+      } else if value.objectValue?.isEmpty != true {
+        problem("analytics", "analytics takes a list of analytics records, such as \(example)")
+      }
+    }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
     return expectations
+  }
+
+  /// Whether the analytics `record` is the one `token` names: its event,
+  /// then its status (SUCCESS, FAILURE) or status code, or both.
+  static func matchesRecord(_ token: String, _ record: JSONValue) -> Bool {
+    let parts = token.split(separator: ":").map(String.init)
+    guard let event = parts.first, record["event"]?.stringValue == event else { return false }
+    for part in parts.dropFirst() {
+      if part == "SUCCESS" || part == "FAILURE" {
+        if record["status"]?.stringValue != part { return false }
+      } else if record["statusCode"]?.stringValue != part {
+        return false
+      }
+    }
+    return true
+  }
+
+  /// One line for an analytics record in a failure report.
+  static func describeRecord(_ record: JSONValue) -> String {
+    let fields = ["event", "status", "page", "statusCode"].map { record[$0]?.stringValue ?? "-" }
+    let message = record["statusMessage"]?.stringValue.map { " \"\($0)\"" } ?? ""
+    return fields.joined(separator: " ") + message
   }
 
   /// Whether `event` is the one `token` names.
@@ -177,7 +225,7 @@ public struct Expectations: Sendable {
 
   /// Every way the run's `events` and `exitStatus` differ from these
   /// expectations, each with what happened around it.
-  public func check(events: [JSONValue], exitStatus: Int32) -> [String] {
+  public func check(events: [JSONValue], exitStatus: Int32, analytics: [JSONValue] = []) -> [String] {
     var failures: [String] = []
     let result = events.last { $0["type"] == "result" }
     let resultLine = result.map(Expectations.describe) ?? "no result event"
@@ -195,23 +243,10 @@ public struct Expectations: Sendable {
     if let exit, exit != exitStatus {
       failures.append("expected exit status \(exit), got \(exitStatus)")
     }
-    var position = 0
-    var lastMatch: Int?
-    for (number, token) in self.events.enumerated() {
-      if let found = events[position...].firstIndex(where: { Expectations.matches(token, $0) }) {
-        lastMatch = found
-        position = found + 1
-        continue
-      }
-      let after =
-        lastMatch.map { "after '\(self.events[number - 1])' at \(Expectations.describe(events[$0]))" }
-        ?? "from the start"
-      let elsewhere = events.firstIndex { Expectations.matches(token, $0) }
-      failures.append(
-        "expected event \(number + 1) of \(self.events.count), '\(token)', \(after); "
-          + (elsewhere.map { "it came earlier, at \(Expectations.describe(events[$0]))" } ?? "it never came")
-          + "\n" + Expectations.around(events, index: lastMatch.map { $0 + 1 } ?? 0, before: 2, after: 8))
-      break
+    if let failure = Expectations.ordered(
+      self.events, in: events, what: "event", matches: Expectations.matches, describe: Expectations.describe)
+    {
+      failures.append(failure)
     }
     for token in absent {
       if let found = events.firstIndex(where: { Expectations.matches(token, $0) }) {
@@ -242,12 +277,46 @@ public struct Expectations: Sendable {
     }
     if let match, let failure = match.check(events) { failures.append(failure) }
     if let recording, let failure = recording.check(result) { failures.append(failure) }
+    if let failure = Expectations.ordered(
+      self.analytics, in: analytics, what: "analytics record", matches: Expectations.matchesRecord,
+      describe: Expectations.describeRecord)
+    {
+      failures.append(failure)
+    }
     return failures
   }
 
+  /// Where `items` first lack `tokens` in their order (others may come in
+  /// between): what was expected, after what, and what came around it.
+  static func ordered(
+    _ tokens: [String], in items: [JSONValue], what: String, matches: (String, JSONValue) -> Bool,
+    describe: (JSONValue) -> String
+  ) -> String? {
+    var position = 0
+    var lastMatch: Int?
+    for (number, token) in tokens.enumerated() {
+      if let found = items[position...].firstIndex(where: { matches(token, $0) }) {
+        lastMatch = found
+        position = found + 1
+        continue
+      }
+      let after = lastMatch.map { "after '\(tokens[number - 1])' at \(describe(items[$0]))" } ?? "from the start"
+      let elsewhere = items.firstIndex { matches(token, $0) }
+      return "expected \(what) \(number + 1) of \(tokens.count), '\(token)', \(after); "
+        + (elsewhere.map { "it came earlier, at \(describe(items[$0]))" } ?? "it never came")
+        + "\n"
+        + Expectations.around(
+          items, index: lastMatch.map { $0 + 1 } ?? 0, before: 2, after: 8, describe: describe, none: "(no \(what)s)")
+    }
+    return nil
+  }
+
   /// The events around `index`, one per line, indented.
-  static func around(_ events: [JSONValue], index: Int, before: Int = 4, after: Int = 4) -> String {
-    guard !events.isEmpty else { return "    (no events)" }
+  static func around(
+    _ events: [JSONValue], index: Int, before: Int = 4, after: Int = 4,
+    describe: (JSONValue) -> String = Expectations.describe, none: String = "(no events)"
+  ) -> String {
+    guard !events.isEmpty else { return "    " + none }
     let center = Swift.min(Swift.max(index, 0), events.count - 1)
     let low = Swift.max(0, center - before)
     let high = Swift.min(events.count - 1, center + after)

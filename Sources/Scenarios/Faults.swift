@@ -35,15 +35,28 @@ public enum Fault: Sendable, Equatable {
   case replay(times: Int)
   /// A measurement changed over a window: `field += add`, `field *= scale`, or `field = set`.
   case measure(field: String, add: Double?, scale: Double?, set: JSONValue?, from: Double, to: Double)
+  /// Whoever drives the session closes it after the first frame at or
+  /// after this time, as when the person cancels: the run ends `closed`.
+  case close(at: Double)
 
   var touchesFrames: Bool {
-    if case .measure = self { return false }
-    return true
+    switch self {
+    case .measure, .close: return false
+    default: return true
+    }
+  }
+
+  /// When the session is closed (the earliest `close` fault), if ever.
+  static func closeTime(_ faults: [Fault]) -> Double? {
+    faults.compactMap { fault -> Double? in
+      if case .close(let at) = fault { return at }
+      return nil
+    }.min()
   }
 
   static let kinds = [
     "drop", "drop_frames", "duplicate", "freeze", "reorder", "jitter_ms", "glare", "darken", "blur", "noise",
-    "occlude", "corrupt", "unplug", "replay", "measure",
+    "occlude", "corrupt", "unplug", "replay", "measure", "close",
   ]
 
   /// A fault from its table, such as `{ drop = 0.1 }` or `{ glare = { from = 1, to = 2, share = 0.2 } }`.
@@ -115,6 +128,11 @@ public enum Fault: Sendable, Equatable {
       return .corrupt(frame: frame)
     case "unplug":
       return .unplug(at: try number("at"))
+    case "close":
+      guard let at = spec["at"]?.doubleValue ?? spec.doubleValue, at >= 0 else {
+        throw fail("close takes the time the session is closed: { close = { at = 2 } }")
+      }
+      return .close(at: at)
     case "replay":
       let times = spec.integerValue ?? spec["times"]?.integerValue ?? 2
       guard times >= 1, times <= 100 else { throw fail("replay takes how many times the input plays, 1 to 100") }
@@ -473,6 +491,34 @@ final class AdjustedInput: WrappingMeasurementInput {
   func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? {
     guard var frame = try base.next(note: note) else { return nil }
     faults.apply(&frame, schema: schema)
+    return frame
+  }
+}
+
+/// Says when the `close` fault's time has come: a frame at or after it
+/// went to the flow.
+final class CloseSignal {
+  let at: Double
+  private(set) var due = false
+
+  init(at: Double) { self.at = at }
+
+  func saw(_ t: Double) { if t >= at { due = true } }
+}
+
+/// The input as it is, watched for the `close` fault's time.
+final class ClosingInput: WrappingMeasurementInput {
+  let base: any MeasurementInput
+  private let signal: CloseSignal
+
+  init(_ base: any MeasurementInput, signal: CloseSignal) {
+    self.base = base
+    self.signal = signal
+  }
+
+  func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? {
+    let frame = try base.next(note: note)
+    if let frame { signal.saw(frame.t) }
     return frame
   }
 }

@@ -212,7 +212,26 @@ public enum ScenarioRunner {
         session.wrapFrameSource { source in FaultySource(source, faults: frameFaults, seed: seed) }
       }
     }
-    let run = session.run()
+    var analytics: CollectedAnalytics?
+    if !scenario.expectations.analytics.isEmpty {
+      do {
+        analytics = try RunAnalytics.collect(into: session)
+      } catch {
+        return outcome(error: error.summary, status: 2, result: "not run", count: 0)
+      }
+    }
+    let run: RunOutcome
+    if let at = Fault.closeTime(scenario.faults) {
+      // Registered last, so outermost: it sees the frames the flow gets.
+      let signal = CloseSignal(at: at)
+      session.wrapInput { input, _ in ClosingInput(input, signal: signal) }
+      if session.open() {
+        while session.step() && !signal.due {}
+      }
+      run = session.close()
+    } else {
+      run = session.run()
+    }
     let events = collected.events.map(\.jsonValue)
     var reportProblem: String?
     if let reportFolder = environment.reportFolder, let reportScratch {
@@ -229,7 +248,8 @@ public enum ScenarioRunner {
       }
     }
     let result = events.last.map(Expectations.describe) ?? "no result"
-    var failures = scenario.expectations.check(events: events, exitStatus: run.status.rawValue)
+    var failures = scenario.expectations.check(
+      events: events, exitStatus: run.status.rawValue, analytics: analytics?.records ?? [])
     if !run.problems.isEmpty && run.status.rawValue >= 2 && scenario.expectations.exit != run.status.rawValue {
       failures.insert(
         "the run reported: "

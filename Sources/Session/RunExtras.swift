@@ -21,9 +21,12 @@ public final class RunExtras {
 
   /// Prepares the outputs; `options` gets a trace output when the report
   /// needs one the user did not ask for.
-  public init(report: String?, analytics specs: [String], options: inout RunOptions, settingsDirectory: String?)
-    throws(WorkbenchError)
-  {
+  /// `sessionId` is the host application's for the analytics trace (a new
+  /// UUID when nil).
+  public init(
+    report: String?, analytics specs: [String], sessionId: String? = nil, options: inout RunOptions,
+    settingsDirectory: String?
+  ) throws(WorkbenchError) {
     reportFolder = report
     if report != nil {
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -53,24 +56,15 @@ public final class RunExtras {
       }
       var sinks: [any AnalyticsSink] = []
       for spec in specs { sinks.append(try AnalyticsSinks.make(spec)) }
-      let folder = try SettingsFolder.make(home: home, settingsDirectory: settingsDirectory)
-      let mapping =
-        try folder.checkedJSONFile("analytics.json").map { (path) throws(WorkbenchError) in
-          try AnalyticsMapping.load(path: path)
-        } ?? AnalyticsMapping()
       analytics = AnalyticsEventSink(
-        sinks: sinks, mapping: mapping, kind: "other", deviceIdentifier: MachineFingerprint.current().value)
+        sinks: sinks, mapping: try RunAnalytics.mapping(home: home, settingsDirectory: settingsDirectory),
+        kind: "other", deviceIdentifier: MachineFingerprint.current().value, sessionId: sessionId)
     }
   }
 
   public func install(into session: RunSession) {
     if let reportEvents { session.addEventSink(reportEvents) }
-    if let analytics {
-      session.addEventSink(analytics)
-      session.onFlowLoaded = { _, features in
-        analytics.kind = features.contains("card") ? "card" : features.contains("face") ? "face" : "other"
-      }
-    }
+    if let analytics { RunAnalytics.install(analytics, into: session) }
   }
 
   /// Writes the report; returns lines for the user (where the report is,

@@ -1,3 +1,4 @@
+import Analytics
 import ArgumentParser
 import Capture
 import Diagnostics
@@ -94,6 +95,13 @@ struct RunCommand: ParsableCommand {
       valueName: "file|url"))
   var analytics: [String] = []
 
+  @Option(
+    name: .customLong("analytics-session-id"),
+    help: ArgumentHelp(
+      "The host application's sessionId for the analytics trace (a UUID; with --analytics). Without it, each run gets a new UUID (version 4).",
+      valueName: "uuid"))
+  var analyticsSessionId: String?
+
   @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
   var realtime = false
 
@@ -109,6 +117,14 @@ struct RunCommand: ParsableCommand {
     guard RecordPolicy(rawValue: recordPolicy) != nil else {
       throw ValidationError(
         "--record-policy takes one of: " + RecordPolicy.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    if let analyticsSessionId {
+      guard AnalyticsEventSink.isSessionId(analyticsSessionId) else {
+        throw ValidationError(
+          "--analytics-session-id takes a UUID, such as 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b, not '\(analyticsSessionId)'"
+        )
+      }
+      guard !analytics.isEmpty else { throw ValidationError("--analytics-session-id goes with --analytics") }
     }
   }
 
@@ -137,7 +153,8 @@ struct RunCommand: ParsableCommand {
     let extras: RunExtras
     do {
       extras = try RunExtras(
-        report: report, analytics: analytics, options: &options, settingsDirectory: settings.settingsDirectory)
+        report: report, analytics: analytics, sessionId: analyticsSessionId, options: &options,
+        settingsDirectory: settings.settingsDirectory)
     } catch {
       throw fail(error)
     }

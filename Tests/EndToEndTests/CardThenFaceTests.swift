@@ -59,10 +59,11 @@ struct CardThenFaceTests {
     }
     let compared = try #require(records.first { $0["type"] == "identity" && $0["operation"] == "compare" })
     #expect(compared["match"] == .bool(true) && (compared["distance"]?.doubleValue ?? 1) < 0.5, "\(compared)")
-    // After CARD_COMPLETE the trace is on the face page: the pass is FACE_SUCCESS there.
+    // After CARD_COMPLETE the trace is on the face page: the last steps complete there.
     let passed = try #require(trace.last { $0["event"] == .string("COMPLETE") })
-    #expect(passed["statusCode"] == .string("FACE_SUCCESS") && passed["page"] == .string("FACE"), "\(passed)")
+    #expect(passed["status"] == .string("SUCCESS") && passed["page"] == .string("FACE"), "\(passed)")
     #expect(trace.last?["event"] == .string("FINISH") && trace.last?["status"] == .string("SUCCESS"))
+    #expect(trace.dropFirst().allSatisfy { $0["documentType"] == .string("HKG_ID_2018") })
 
     let other = try Self.session(portrait: "Tests/Fixtures/people/obama-portrait.jpg", folder: folder)
     (outcome, records, trace) = try run(other, folder)

@@ -61,6 +61,22 @@ import Testing
     #expect(folder.listing.filter { $0.hasSuffix(".tmp") } == [])
   }
 
+  @Test func ctrlCEndsTheAnalyticsTraceWithUserCancelThenFinish() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = try longTrace(in: folder)
+    let analytics = folder.file("analytics.jsonl")
+    let (outcome, eventsPath) = try interruptedRun(
+      ["\(fixtures)/never-passes.lua", "--input", trace, "--analytics", analytics], folder: folder)
+    try checkInterrupted(outcome, eventsPath)
+    let records = try #require(fileText(analytics)).split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    // The step that was running when the person cancelled, then the end of the run.
+    let ending = records.suffix(2).map { [$0["event"], $0["status"], $0["statusCode"]] }
+    #expect(ending == [["COMPLETE", "FAILURE", "USER_CANCEL"], ["FINISH", "FAILURE", "USER_CANCEL"]], "\(records)")
+    #expect(!records.contains { $0["event"] == "SKIP" }, "\(records)")
+    #expect(records.last?["statusMessage"]?.stringValue?.contains("SIGINT") == true)
+  }
+
   @Test func ctrlCWhileAStepLoopsInLua() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -127,7 +127,9 @@ private let contrastFlow = """
     let lines = try #require(fileText(csv)).split(separator: "\n")
     #expect(lines.first == "timestamp,sessionId,category,event,status,page,statusCode")
     #expect(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[3] }.first == "INIT")
-    #expect(lines.contains { $0.hasSuffix(",ENROLLMENT,COMPLETE,SUCCESS,SCAN,SCAN_DOCUMENT_SUCCESS") }, "\(lines)")
+    #expect(
+      lines.contains { $0.hasSuffix(",ENROLLMENT,IN_PROGRESS,SUCCESS,SCAN,SCAN_DOCUMENT_FRONT_PROCESSED") }, "\(lines)")
+    #expect(lines.contains { $0.hasSuffix(",ENROLLMENT,FINISH,SUCCESS,SCAN,") }, "\(lines)")
     // The same records as the built-in JSON Lines sink.
     let jsonLines = try #require(fileText(folder.file("trace.jsonl"))).split(separator: "\n")
     #expect(jsonLines.count == lines.count - 1)

@@ -184,6 +184,58 @@ struct ExpectationTests {
     #expect(!Expectations.matches("identity:verify", comparisons[0]))
     #expect(throws: WorkbenchError.self) { try check(.integer(3)) }
   }
+
+  private func record(_ event: String, _ status: String = "SUCCESS", _ code: String? = nil) -> JSONValue {
+    .object(
+      JSONObject([
+        ("event", .string(event)), ("status", .string(status)), ("page", "SCAN"),
+        ("statusCode", code.map { .string($0) } ?? .null),
+      ]))
+  }
+
+  @Test("analytics: records in order, by event, status and code; a missing one says what came around it")
+  func analytics() throws {
+    let trace = [
+      record("INIT"), record("START"), record("IN_PROGRESS", "SUCCESS", "SCAN_DOCUMENT_FRONT_PROCESSED"),
+      record("COMPLETE"), record("COMPLETE", "FAILURE", "USER_CANCEL"), record("SKIP", "FAILURE"),
+      record("FINISH", "FAILURE", "USER_CANCEL"),
+    ]
+    let expect = try Expectations.parse(
+      .object(
+        JSONObject([
+          (
+            "analytics",
+            [
+              "INIT", "IN_PROGRESS:SCAN_DOCUMENT_FRONT_PROCESSED", "COMPLETE:SUCCESS", "COMPLETE:FAILURE:USER_CANCEL",
+              "SKIP", "FINISH:USER_CANCEL",
+            ]
+          )
+        ])), file: "s.lua")
+    #expect(expect.analytics.count == 6)
+    #expect(expect.check(events: run, exitStatus: 1, analytics: trace).isEmpty)
+    var wrong = expect
+    wrong.analytics = ["START", "FINISH:SUCCESS"]
+    let failures = wrong.check(events: run, exitStatus: 1, analytics: trace)
+    #expect(failures.count == 1)
+    let failure = try #require(failures.first)
+    #expect(
+      failure.contains("expected analytics record 2 of 2, 'FINISH:SUCCESS', after 'START' at START SUCCESS SCAN -"),
+      "\(failure)")
+    #expect(failure.contains("it never came"), "\(failure)")
+    #expect(failure.contains("FINISH FAILURE SCAN USER_CANCEL"), "\(failure)")
+    // Without a trace, nothing matches.
+    #expect(expect.check(events: run, exitStatus: 1).count == 1)
+    do {
+      _ = try Expectations.parse(.object(JSONObject([("analytics", ["FINSH:SUCCESS"])])), file: "s.lua")
+      Issue.record("parsed")
+    } catch {
+      #expect("\(error)".contains("'FINSH:SUCCESS' does not start with an analytics event"), "\(error)")
+      #expect("\(error)".contains("did you mean 'FINISH'?"), "\(error)")
+    }
+    #expect(throws: WorkbenchError.self) {
+      try Expectations.parse(.object(JSONObject([("analytics", "FINISH")])), file: "s.lua")
+    }
+  }
 }
 
 @Suite("Suite output")
@@ -279,6 +331,25 @@ struct FaultTests {
     let replayed = try drain(FaultySource(Frames(4), faults: [.replay(times: 3)], seed: 1))
     #expect(replayed.map(\.index) == Array(0..<12))
     #expect(zip(replayed, replayed.dropFirst()).allSatisfy { $0.t < $1.t })
+  }
+
+  @Test("close: a time on any input; it changes no frame, and the earliest one counts")
+  func close() throws {
+    let fault = try Fault.parse(
+      .object(JSONObject([("close", .object(JSONObject([("at", 1.5)])))])), key: "faults[1]", file: "s.lua")
+    #expect(fault == .close(at: 1.5))
+    #expect(!fault.touchesFrames)
+    #expect(Fault.closeTime([.dropRate(0.1), .close(at: 2), .close(at: 1)]) == 1)
+    #expect(Fault.closeTime([.unplug(at: 1)]) == nil)
+    #expect(TraceFrameFaults.unsupported([fault]).isEmpty)
+    #expect(throws: WorkbenchError.self) {
+      try Fault.parse(.object(JSONObject([("close", "soon")])), key: "faults[1]", file: "s.lua")
+    }
+    let signal = CloseSignal(at: 0.1)
+    signal.saw(0.05)
+    #expect(!signal.due)
+    signal.saw(0.1)
+    #expect(signal.due)
   }
 
   @Test("unplug ends with the camera gone; corrupt garbles one frame; pixels change in their window")
