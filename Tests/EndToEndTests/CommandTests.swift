@@ -36,7 +36,7 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     #expect(outcome.status == 2, "\(outcome)")
     #expect(outcome.stderr.contains("'flow.time_limit' must be a number"), "\(outcome)")
     #expect(outcome.stderr.contains("\"abc\""), "\(outcome)")
-    #expect(try result(records)["reason"] == "script_error")
+    #expect(try result(records)["reason"] == "settings_error", "refused for its settings alone")
   }
 
   @Test func aValidValueChangesTheRun() throws {

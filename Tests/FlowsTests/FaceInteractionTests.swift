@@ -2,6 +2,7 @@ import Flows
 import Measurements
 import Reporting
 import ReportingTesting
+import Session
 import TestSupport
 import Testing
 
@@ -35,7 +36,7 @@ private func face(
 }
 
 private func example(_ name: String, set: [String] = [], seed: Int64? = nil) -> FlowOptions {
-  var options = FlowOptions(flowPath: packageRootPath + "/examples/\(name).lua")
+  var options = RunSettings.flowOptions(packageRootPath + "/examples/\(name).lua")
   options.assignments = set
   options.seed = seed
   return options

@@ -5,7 +5,7 @@ return {
   name = "analytics: HKID 2018 too far, then the front and back processed",
   flow = "../../hkid-2018.lua",
   input = "../../traces/hkid-2018-pass.jsonl",
-  faults = { { measure = { field = "card.width_ratio", set = 0.2, from = 0, to = 0.6 } } },
+  faults = { { measure = { field = "card.size_ratio", set = 0.2, from = 0, to = 0.6 } } },
   expect = {
     result = 0,
     analytics = {
