@@ -23,6 +23,12 @@ struct XMLSyntaxProblem: Error {
 }
 
 enum XMLTree {
+  /// The deepest nesting read. Both formats of the license configuration
+  /// are a few levels deep; a deeper document is refused where it goes too
+  /// deep, because a tree of 100,000 levels overflows the stack when it is
+  /// freed.
+  static let maximumDepth = 64
+
   /// The root element of `data`, or the first well-formedness error.
   /// An empty document has no root and gives nil.
   static func parse(_ data: Data) throws(XMLSyntaxProblem) -> MarkupElement? {
@@ -78,6 +84,14 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
     attributes: [String: String] = [:]
   ) {
+    guard problem == nil else { return }
+    guard stack.count < XMLTree.maximumDepth else {
+      problem = XMLSyntaxProblem(
+        line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1),
+        message: "elements are nested more than \(XMLTree.maximumDepth) levels deep")
+      parser.abortParsing()
+      return
+    }
     stack.append(MarkupElement(name: elementName, attributes: attributes, line: max(parser.lineNumber, 1)))
   }
 

@@ -309,6 +309,24 @@ import Testing
     #expect(try loadConfig("settings.plist", conf(requiredParams)).format == .xml)
   }
 
+  @Test(arguments: ["license.conf", "vllicense.plist"])
+  func elementsNestedAHundredThousandDeepAreRefusedNotACrash(name: String) throws {
+    // The tree of such a document overflowed the stack when it was freed.
+    let (open, close) = name == "license.conf" ? ("<settings>", "</settings>") : ("<plist><dict>", "</dict></plist>")
+    let text = open + String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000) + close
+    do {
+      _ = try LicenseConfigLoader.parse(data: Data(text.utf8), path: name)
+      Issue.record("a 100,000-level document was accepted")
+    } catch {
+      #expect(error.status == .license)
+      #expect(error.summary.contains("nested more than 64 levels deep"), "\(error.summary)")
+      #expect(error.summary.contains(name), "\(error.summary)")
+    }
+    // As deep as a real file: still read.
+    let shallow = conf(requiredParams)
+    _ = try LicenseConfigLoader.parse(data: Data(shallow.utf8), path: "license.conf")
+  }
+
   @Test func aBinaryPlistIsRead() throws {
     let values: [String: Any] = ["Server": "http://a", "EID": "E", "ProductID": "P", "ConnectionTimeout": 0]
     let data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
