@@ -52,6 +52,14 @@ public enum RecordingSource {
       let context = try RecordingContext(path: path, fps: fps, isFolder: true)
       return try JPEGFolderSource(context: context)
     }
+    // A device or a pipe has no size to read a recording by (/dev/zero
+    // would pass for "empty"): only regular files are recordings.
+    if status.st_mode & S_IFMT != S_IFREG {
+      let kind = status.st_mode & S_IFMT == S_IFCHR ? "a character device" : "not a regular file"
+      throw CaptureError(
+        .invalidRecording, source: path, "is \(kind), not a recording file",
+        help: "a camera is given with --camera DEVICE (workbench devices lists them); " + supportedFormatsHelp)
+    }
     let file = try RecordingFile(path: path)
     let format = try detectFormat(of: file)
     let context = try RecordingContext(path: path, fps: fps, isFolder: false)

@@ -49,7 +49,11 @@ struct FlowSettingsOptions: ParsableArguments {
     help: ArgumentHelp("Language of the hints, e.g. en or zh-HK (the setting messages.language).", valueName: "code"))
   var lang: String?
 
-  @Option(name: .long, help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
+  // Unconditional, so that `--seed -1` reaches the setting's range check
+  // instead of being taken for an option.
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Seed of the random step order (the setting flow.seed).", valueName: "n"))
   var seed: Int64?
 
   @Option(
