@@ -139,14 +139,6 @@ static void set_error(wb_vm *vm, wb_status status, const char *message, const ch
    innermost Lua position kept apart for the host. */
 static int message_handler(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
-  const char *message = lua_tostring(L, 1);
-  if (message == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-      message = lua_tostring(L, -1);
-    } else {
-      message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
-  }
   /* The position kept apart is the flow's: the innermost Lua frame outside
      the step library, else the innermost Lua frame. */
   lua_Debug ar;
@@ -161,6 +153,28 @@ static int message_handler(lua_State *L) {
       vm->error.line = ar.currentline;
     }
     if (!in_library) break;
+  }
+  const char *message = lua_tostring(L, 1);
+  if (message == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+      message = lua_tostring(L, -1);
+    } else {
+      /* error({...}) carries no position of its own, as error("...") does:
+         give it the flow's, and its `message` field when it has one. */
+      const char *detail = NULL;
+      if (lua_type(L, 1) == LUA_TTABLE && lua_getfield(L, 1, "message") == LUA_TSTRING) {
+        detail = lua_tostring(L, -1);
+      }
+      char where[300] = "";
+      if (vm->error.line > 0) snprintf(where, sizeof where, "%s:%d: ", vm->error_file, vm->error.line);
+      if (detail) {
+        message = lua_pushfstring(L, "%s%s", where, detail);
+      } else {
+        message = lua_pushfstring(
+          L, "%serror raised with a %s value, not a message (give error a string: error(\"what went wrong\"))",
+          where, luaL_typename(L, 1));
+      }
+    }
   }
   luaL_traceback(L, L, message, 1);
   return 1;

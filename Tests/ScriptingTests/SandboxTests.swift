@@ -96,8 +96,12 @@ struct SandboxTests {
   @Test("error objects that are not strings are described")
   func tableErrors() throws {
     let vm = try makeVM()
-    let plain = try #require(scriptError(vm, "error({ code = 3 })"))
-    #expect(plain.message.contains("error object is a table value"))
+    let plain = try #require(scriptError(vm, "local x = 1\nerror({ code = 3 })"))
+    // Named where it was raised, as error("...") is.
+    #expect(plain.message.hasPrefix("test.lua:2: error raised with a table value"), "\(plain.message)")
+    #expect(plain.line == 2)
+    let withMessage = try #require(scriptError(vm, "error({ message = 'card lost', code = 3 })"))
+    #expect(withMessage.message == "test.lua:1: card lost")
     let described = try #require(
       scriptError(vm, "error(setmetatable({}, { __tostring = function() return 'custom' end }))"))
     #expect(described.message == "custom")
