@@ -6,6 +6,8 @@ struct Y4MHeader {
   var height: Int
   /// `F<num>:<den>`: `num` frames every `den` seconds, when given and non-zero.
   var rate: (frames: Int, perSeconds: Int)?
+  /// The header says `F0:0`: the rate is unknown.
+  var rateUnknown = false
   /// The `C` tag without its `C` (`420jpeg`), or nil when there is none.
   var chroma: String?
   /// `I`: `p` progressive, `t`/`b` interlaced, `m` mixed, `?` unknown.
@@ -22,6 +24,9 @@ struct Y4MHeader {
   static let magic = Array("YUV4MPEG2".utf8)
 
   /// Parses the header at the start of `bytes`; errors name `path`.
+  /// The widest and tallest frame read, pixels.
+  static let maximumSide = 16384
+
   static func parse(_ bytes: [UInt8], path: String) throws(CaptureError) -> Y4MHeader {
     func invalid(_ reason: String, help: String? = nil) -> CaptureError {
       CaptureError(
@@ -33,27 +38,42 @@ struct Y4MHeader {
       throw invalid("no end of line within the first \(bytes.count) bytes")
     }
     let line = String(decoding: bytes[magic.count..<newline], as: UTF8.self)
-    var width: Int?
-    var height: Int?
+    var parsedWidth: Int?
+    var parsedHeight: Int?
+    var widthText: Substring?
+    var heightText: Substring?
+    var rateUnknown = false
     var header = Y4MHeader(width: 0, height: 0, rate: nil, chroma: nil, interlacing: nil, length: newline + 1)
     for field in line.split(separator: " ", omittingEmptySubsequences: true) {
       let value = field.dropFirst()
       switch field.first {
-      case "W": width = Int(value)
-      case "H": height = Int(value)
+      case "W":
+        parsedWidth = Int(value)
+        widthText = value
+      case "H":
+        parsedHeight = Int(value)
+        heightText = value
       case "F":
         let parts = value.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let frames = Int(parts[0]), let seconds = Int(parts[1]), frames >= 0, seconds >= 0
         else { throw invalid("frame rate '\(field)' is not F<frames>:<seconds>") }
         // F0:0 means unknown.
-        if frames > 0, seconds > 0 { header.rate = (frames, seconds) }
+        if frames > 0, seconds > 0 { header.rate = (frames, seconds) } else { rateUnknown = true }
       case "C": header.chroma = String(value)
       case "I": header.interlacing = String(value)
       default: continue  // A (aspect), X (extensions): nothing to do with the pixels.
       }
     }
-    guard let width, width > 0, width <= 16384 else { throw invalid("no valid width (W)") }
-    guard let height, height > 0, height <= 16384 else { throw invalid("no valid height (H)") }
+    func size(_ value: Int?, _ text: Substring?, _ tag: String, _ what: String) throws(CaptureError) -> Int {
+      guard let text else { throw invalid("no \(what) (\(tag))") }
+      guard let value, (1...maximumSide).contains(value) else {
+        throw invalid("the \(what) \(tag)\(text) is not a whole number from 1 to \(maximumSide)")
+      }
+      return value
+    }
+    let width = try size(parsedWidth, widthText, "W", "width")
+    let height = try size(parsedHeight, heightText, "H", "height")
+    header.rateUnknown = rateUnknown
     header.width = width
     header.height = height
     if let chroma = header.chroma, !supportedChroma.contains(chroma) {
@@ -92,8 +112,23 @@ final class Y4MFileSource: FrameSource {
     self.file = file
     header = try Y4MHeader.parse(try file.read(at: 0, count: Y4MHeader.maximumLength), path: context.path)
     frameBytes = PixelFormat.yuv420p.byteCount(width: header.width, height: header.height)
-    buffer = ImageBuffer(width: header.width, height: header.height, format: .yuv420p)
     position = Int64(header.length)
+    // The frame buffer is as large as the header says: a short file that
+    // declares a huge frame is refused before it is allocated.
+    let firstFrame = Int64(header.length) + Int64(Self.frameMarker.count + 1) + Int64(frameBytes)
+    guard file.size >= firstFrame else {
+      throw CaptureError(
+        .invalidRecording, source: context.path,
+        "truncated: the header declares \(header.width)×\(header.height) frames (\(frameBytes) bytes each), and the file holds \(file.size) bytes, not one whole frame",
+        help: "check that the file was copied whole, and that W and H are the frames' size")
+    }
+    if header.rateUnknown, context.fps == nil, context.sidecar == nil {
+      throw CaptureError(
+        .invalidRecording, source: context.path,
+        "the frame rate is F0:0 (unknown), and nothing else gives the frames' times",
+        help: "give the rate with --fps N, or the times in a timestamps sidecar (docs/inputs.md)")
+    }
+    buffer = ImageBuffer(width: header.width, height: header.height, format: .yuv420p)
     timeline = context.timeline(header: header.rate.map { (Double($0.frames), Double($0.perSeconds)) })
     // Exact only when every FRAME line is bare, as nearly all writers make them.
     let framed = Int64(frameBytes + Self.frameMarker.count + 1)

@@ -54,14 +54,51 @@ import Testing
     }
   }
 
-  @Test func withoutARateTheTimesComeFromFpsOrThirty() throws {
+  @Test func anUnknownRateNeedsFpsOrASidecarRatherThanAGuessOfThirty() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let path = folder.file("norate.y4m")
     let pixels = (0..<2).map { RecordingTestData.yuvFrame(width: 4, height: 4, seed: $0) }
     try RecordingTestData.write(RecordingTestData.y4m(header: "W4 H4 F0:0", frames: pixels), to: path)
-    #expect(try RecordingTestData.readAll(path: path).map(\.t) == [0, 1.0 / 30])
+    #expect {
+      try RecordingTestData.readAll(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.message.contains("F0:0 (unknown)") && (error.help ?? "").contains("--fps")
+    }
     #expect(try RecordingTestData.readAll(path: path, fps: 4).map(\.t) == [0, 0.25])
+  }
+
+  @Test func aSmallFileThatDeclaresAHugeFrameIsRefusedBeforeItIsAllocated() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.file("huge.y4m")
+    // 1 KB declaring 16384 × 16384 (about 400 MB a frame).
+    try RecordingTestData.write(
+      Array("YUV4MPEG2 W16384 H16384 F30:1\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 1000), to: path)
+    #expect {
+      try RecordingTestData.readAll(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.message.contains("truncated") && error.message.contains("16384×16384")
+        && error.message.contains("not one whole frame")
+    }
+  }
+
+  @Test(arguments: ["W0 H4", "W16385 H4", "Wabc H4", "H4"])
+  func aBadWidthStatesTheLimit(header: String) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.file("bad.y4m")
+    try RecordingTestData.write(Array("YUV4MPEG2 \(header) F30:1\n".utf8), to: path)
+    #expect {
+      try RecordingTestData.readAll(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return header == "H4"
+        ? error.message.contains("no width (W)")
+        : error.message.contains("is not a whole number from 1 to 16384")
+    }
   }
 
   @Test func aShortLastFrameIsUnreadable() throws {
