@@ -150,37 +150,51 @@ public final class AVIWriter: @unchecked Sendable {
     guard !isFinished else { return }
     isFinished = true
 
-    var index: [UInt8] = []
-    index.reserveCapacity(8 + 16 * chunks.count)
-    index.append(contentsOf: AVIFormat.fourCC("idx1"))
-    AVIFormat.append(UInt32(16 * chunks.count), to: &index)
-    for chunk in chunks {
-      index.append(contentsOf: AVIFormat.fourCC("00dc"))
-      AVIFormat.append(AVIFormat.keyFrameFlag, to: &index)
-      AVIFormat.append(chunk.offset, to: &index)
-      AVIFormat.append(chunk.size, to: &index)
+    // On a full disk, the last frames give back the room the index and the
+    // sidecar need: the recording is kept, complete and readable, without
+    // them (a file that cannot be finished would be lost whole).
+    var dropped = 0
+    var failure = writeIndexAndHeader()
+    while isFull(failure), !chunks.isEmpty {
+      dropLastFrame()
+      dropped += 1
+      failure = writeIndexAndHeader()
     }
-    let fileSize = end + Int64(index.count)
-    let header = makeHeader(
-      riffSize: UInt32(fileSize - 8), moviSize: UInt32(end - Self.moviListOffset - 8))
-    var failure = index.withUnsafeBytes { pwriteFully(descriptor, $0, at: end) }
-    if failure == 0 { failure = header.withUnsafeBytes { pwriteFully(descriptor, $0, at: 0) } }
-    if failure == 0, ftruncate(descriptor, off_t(fileSize)) != 0 { failure = errno }
     if failure == 0, fsync(descriptor) != 0 { failure = errno }
-    closeDescriptor(descriptor)
-    descriptor = -1
     guard failure == 0 else {
+      closeDescriptor(descriptor)
+      descriptor = -1
+      // Nothing could be kept: leave no hidden partial file behind.
+      unlink(temporaryPath)
       throw CaptureError(
         .io, source: path, "could not finish the recording: \(String(cString: strerror(failure)))",
-        help: "the partial recording is at \(temporaryPath)")
+        help: isFull(failure) ? "the disk is full: free some space and record again" : "check the folder")
     }
-    do {
-      try sidecar().write(to: TimestampsSidecar.path(forRecording: path, isFolder: false))
-    } catch {
+    let sidecarPath = TimestampsSidecar.path(forRecording: path, isFolder: false)
+    var sidecarError: CaptureError?
+    while true {
+      do {
+        try sidecar().write(to: sidecarPath)
+        sidecarError = nil
+        break
+      } catch {
+        sidecarError = error
+        guard error.message.contains(String(cString: strerror(ENOSPC))), !chunks.isEmpty else { break }
+        dropLastFrame()
+        dropped += 1
+        let rewritten = writeIndexAndHeader()
+        guard rewritten == 0 else { break }
+      }
+    }
+    closeDescriptor(descriptor)
+    descriptor = -1
+    if let sidecarError {
+      unlink(temporaryPath)
       throw CaptureError(
-        .io, source: path, "could not write its timestamps sidecar: \(error.message)",
-        help: "the recording is at \(temporaryPath)")
+        .io, source: path, "could not write its timestamps sidecar: \(sidecarError.message)",
+        help: "free some space and record again")
     }
+    framesDroppedAtFinish = dropped
     guard rename(temporaryPath, path) == 0 else {
       throw CaptureError(
         .io, source: path, "could not move the recording into place: \(String(cString: strerror(errno)))",
@@ -205,10 +219,45 @@ public final class AVIWriter: @unchecked Sendable {
     return "\(bytes) bytes"
   }
 
+  /// Frames left out when the recording was finished on a full disk.
+  public private(set) var framesDroppedAtFinish = 0
+
+  private func isFull(_ error: Int32) -> Bool { error == ENOSPC || error == EDQUOT }
+
+  /// The index after the frames and the header's totals; errno or 0.
+  private func writeIndexAndHeader() -> Int32 {
+    var index: [UInt8] = []
+    index.reserveCapacity(8 + 16 * chunks.count)
+    index.append(contentsOf: AVIFormat.fourCC("idx1"))
+    AVIFormat.append(UInt32(16 * chunks.count), to: &index)
+    for chunk in chunks {
+      index.append(contentsOf: AVIFormat.fourCC("00dc"))
+      AVIFormat.append(AVIFormat.keyFrameFlag, to: &index)
+      AVIFormat.append(chunk.offset, to: &index)
+      AVIFormat.append(chunk.size, to: &index)
+    }
+    let fileSize = end + Int64(index.count)
+    let header = makeHeader(riffSize: UInt32(fileSize - 8), moviSize: UInt32(end - Self.moviListOffset - 8))
+    var failure = index.withUnsafeBytes { pwriteFully(descriptor, $0, at: end) }
+    if failure == 0 { failure = header.withUnsafeBytes { pwriteFully(descriptor, $0, at: 0) } }
+    if failure == 0, ftruncate(descriptor, off_t(fileSize)) != 0 { failure = errno }
+    return failure
+  }
+
+  /// Forgets the last frame and gives its bytes back to the disk.
+  private func dropLastFrame() {
+    guard let last = chunks.popLast() else { return }
+    times.removeLast()
+    end = Int64(last.offset) + Self.moviListOffset + 8
+    _ = ftruncate(descriptor, off_t(end))
+  }
+
   private func writeError(_ error: Int32) -> CaptureError {
     CaptureError(
       .io, source: path, "could not write the recording: \(String(cString: strerror(error)))",
-      help: "check the free space and the folder's permissions")
+      help: isFull(error)
+        ? "the disk is full: the frames recorded so far are kept (the last ones may give way to the index); free some space"
+        : "check the folder's permissions")
   }
 
   /// The 224 bytes before the first frame, with the totals known so far.

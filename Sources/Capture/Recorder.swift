@@ -125,6 +125,7 @@ public final class FrameRecorder {
   /// Completes the file and its sidecar, and moves them into place; safe to
   /// call more than once.
   public func finish() throws(CaptureError) {
+    defer { framesWritten -= writer?.framesDroppedAtFinish ?? 0 }
     try writer?.finish()
     guard writer != nil, !isInPlace else { return }
     if writingPath != path {
@@ -160,9 +161,12 @@ public final class FrameRecorder {
 public enum RecordingLoop {
   public struct Summary: Sendable {
     public var frames: Int
-    /// "end of input", "frame limit", "time limit", "interrupted", or the error.
+    /// "end of input", "frame limit", "time limit", "interrupted", "input
+    /// error" or "write error".
     public var ending: String
     public var error: CaptureError?
+    /// Whether the error was the recording's, not the input's.
+    public var failedWriting = false
   }
 
   public static func run(
@@ -172,6 +176,7 @@ public enum RecordingLoop {
     var firstT: Double?
     var ending = "end of input"
     var failure: CaptureError?
+    var failedWriting = false
     while true {
       if shouldStop() {
         ending = "interrupted"
@@ -181,21 +186,38 @@ public enum RecordingLoop {
         ending = "frame limit"
         break
       }
+      let frame: CapturedFrame
       do {
-        guard let frame = try source.next() else { break }
-        if firstT == nil { firstT = frame.t }
-        if let maximumSeconds, let firstT, frame.t - firstT >= maximumSeconds {
-          ending = "time limit"
-          break
-        }
+        guard let next = try source.next() else { break }
+        frame = next
+      } catch {
+        failure = error
+        ending = "input error"
+        break
+      }
+      if firstT == nil { firstT = frame.t }
+      if let maximumSeconds, let firstT, frame.t - firstT >= maximumSeconds {
+        ending = "time limit"
+        break
+      }
+      do {
         try recorder.record(frame)
       } catch {
         failure = error
-        ending = error.description
+        failedWriting = true
+        ending = "write error"
         break
       }
     }
-    do { try recorder.finish() } catch { if failure == nil { failure = error } }
-    return Summary(frames: recorder.framesWritten, ending: ending, error: failure)
+    do {
+      try recorder.finish()
+    } catch {
+      if failure == nil {
+        failure = error
+        failedWriting = true
+        ending = "write error"
+      }
+    }
+    return Summary(frames: recorder.framesWritten, ending: ending, error: failure, failedWriting: failedWriting)
   }
 }

@@ -61,7 +61,8 @@ public enum RecordSession {
     var outcome = Outcome(status: .passed, frames: summary.frames, ending: summary.ending, problems: [])
     if let error = summary.error {
       outcome.problems.append(Diagnostic(error.message, at: SourceLocation(file: error.source), help: error.help))
-      outcome.status = .input
+      // An output that could not be written is exit 2, an input that failed 4 (docs/exit-codes.md).
+      outcome.status = summary.failedWriting ? .usage : .input
     }
     if summary.ending == "interrupted" { outcome.status = .interrupted }
     return outcome

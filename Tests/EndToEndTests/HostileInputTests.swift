@@ -26,3 +26,33 @@ import Testing
     #expect(outcome.stderr.contains("--camera DEVICE"), "\(outcome)")
   }
 }
+
+/// A disk that fills up while recording: exit 2 (an output), a short
+/// summary, and the frames so far kept as a finished, readable recording
+/// with no hidden temporary file left behind. Needs a small tmpfs, which
+/// the suite mounts as root.
+@Suite struct FullDiskTests {
+  @Test func recordingToAFullDiskKeepsWhatFitsAndExitsTwo() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let disk = folder.file("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    try #require(
+      mount("tmpfs", disk, "tmpfs", 0, "size=200k") == 0, "mounting a tmpfs: \(String(cString: strerror(errno)))")
+    defer { umount(disk) }
+    let out = disk + "/session.avi"
+    let outcome = try workbench(
+      ["record", "--input", "examples/recordings/face-blink.avi", "--out", out], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("No space left on device"), "\(outcome)")
+    #expect(outcome.stderr.contains("(write error)"), "the summary does not repeat the error: \(outcome)")
+    #expect(outcome.stderr.components(separatedBy: "No space left on device").count == 2, "\(outcome)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: disk).sorted()
+    #expect(left == ["session.avi", "session.avi.timestamps.jsonl"], "no temporary file: \(left)")
+    let replay = try workbench(
+      ["run", "examples/image-quality.lua", "--input", out, "--events", folder.file("e.jsonl"), "-q"], folder: folder)
+    #expect(replay.status == 0 || replay.status == 1, "the kept recording reads: \(replay)")
+    let frames = try result(events(folder.file("e.jsonl")))["frames"]?.integerValue ?? 0
+    #expect(frames > 0)
+  }
+}
