@@ -608,17 +608,16 @@ public final class CardEstimator: Estimator {
       * exp(-found.accepted.2 / CardDetector.residualScale)
   }
 
-  /// Whether `result` is a card beyond doubt: four well-backed sides, a
-  /// card's very shape.
   /// Borders clear on all four sides, whatever the shape residual: a view
   /// the focal length may be estimated from.
   private func hasStrongBorders(_ result: EdgeRefiner.Result) -> Bool {
     result.support.reduce(0, +) / 4 >= Self.strongSupport && result.support.allSatisfy { $0 >= Self.strongSideSupport }
   }
 
+  /// Whether `result` is a card beyond doubt: four well-backed sides, a
+  /// card's very shape.
   private func isStrong(_ result: EdgeRefiner.Result, residual: Double, limit: Double = strongResidual) -> Bool {
-    result.support.reduce(0, +) / 4 >= Self.strongSupport && result.support.allSatisfy { $0 >= Self.strongSideSupport }
-      && residual < limit
+    hasStrongBorders(result) && residual < limit
   }
 
   /// Whether the card's face can be read from `result`, an accepted card:

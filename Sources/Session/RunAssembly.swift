@@ -120,28 +120,36 @@ public enum RunAssembly {
     (try? EstimatorGraph(available: available, wanted: wanted))?.ordered ?? []
   }
 
-  /// An estimator of the run could not start.
-  struct EstimatorStartFailure: Error {
-    var error: WorkbenchError
+  /// Why the estimators of a run could not be put together.
+  enum PipelineFailure: Error {
+    /// They cannot be arranged (a need nothing provides, a circle of needs).
+    case arrangement(WorkbenchError)
+    /// One of them could not start (a model that does not load): LUNA
+    /// ID's 1000, initialisation failed, for flows that map it.
+    case start(WorkbenchError)
+
+    var error: WorkbenchError {
+      switch self {
+      case .arrangement(let error), .start(let error): error
+      }
+    }
   }
 
   /// The estimators the flow's steps read (and `also`), in order, prepared on `schema`.
   static func pipeline(
     for flow: LoadedFlow, also: [String] = [], available: [any Estimator], schema: MeasurementSchema, logger: Logger
-  ) throws -> FramePipeline {
+  ) throws(PipelineFailure) -> FramePipeline {
     let graph: EstimatorGraph
     do {
       graph = try EstimatorGraph(available: available, wanted: wanted(flow, also: also))
     } catch {
-      throw WorkbenchError(.usage, error.description, help: error.help)
+      throw .arrangement(WorkbenchError(.usage, error.description, help: error.help))
     }
     let pipeline: FramePipeline
     do {
       pipeline = try FramePipeline(graph: graph, schema: schema)
     } catch {
-      // An estimator that cannot start (a model that does not load):
-      // LUNA ID's 1000, initialisation failed, for flows that map it.
-      throw EstimatorStartFailure(error: WorkbenchError(.usage, error.description, help: error.help))
+      throw .start(WorkbenchError(.usage, error.description, help: error.help))
     }
     let unprovided = flow.needs.map { EstimatorGraph.unprovided($0, available: available) } ?? []
     if !unprovided.isEmpty {

@@ -332,13 +332,9 @@ public final class RunSession {
       do {
         pipeline = try RunAssembly.pipeline(
           for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
-      } catch let failure as RunAssembly.EstimatorStartFailure {
-        estimatorFailedToStart = true
-        throw failure.error
-      } catch let error as WorkbenchError {
-        throw error
       } catch {
-        throw WorkbenchError(.usage, "\(error)")
+        if case .start = error { estimatorFailedToStart = true }
+        throw error.error
       }
       self.pipeline = pipeline
       let frames = try openFrameInput(pipeline)
