@@ -105,7 +105,7 @@ public struct JSONParser {
       index += 1
       skipWhitespace()
       let value = try parseValue()
-      object[key] = value
+      object.appendNew(key, value)
       skipWhitespace()
       switch current {
       case UInt8(ascii: ","): index += 1

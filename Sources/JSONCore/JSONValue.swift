@@ -70,8 +70,16 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// A JSON object whose keys keep the order in which they were read or set.
+///
+/// Small objects are searched in order; one with many keys (a hostile trace
+/// line can have hundreds of thousands) also keeps a key index, so that
+/// reading or building it stays linear rather than quadratic.
 public struct JSONObject: Sendable, Equatable, Sequence {
   public private(set) var entries: [(key: String, value: JSONValue)] = []
+  private var positions: [String: Int]?
+
+  /// Up to this many keys a scan is cheaper than hashing.
+  private static let indexedFrom = 16
 
   public init() {}
 
@@ -84,14 +92,48 @@ public struct JSONObject: Sendable, Equatable, Sequence {
   public var keys: [String] { entries.map(\.key) }
 
   public subscript(key: String) -> JSONValue? {
-    get { entries.first(where: { $0.key == key })?.value }
+    get { position(of: key).map { entries[$0].value } }
     set {
-      if let index = entries.firstIndex(where: { $0.key == key }) {
-        if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+      if let index = position(of: key) {
+        if let newValue {
+          entries[index].value = newValue
+        } else {
+          entries.remove(at: index)
+          positions = nil
+          indexIfLarge()
+        }
       } else if let newValue {
-        entries.append((key, newValue))
+        append(key, newValue)
       }
     }
+  }
+
+  /// Adds a key the caller knows is not there yet (a parser that has
+  /// already refused duplicates), without searching for it.
+  mutating func appendNew(_ key: String, _ value: JSONValue) {
+    append(key, value)
+  }
+
+  private mutating func append(_ key: String, _ value: JSONValue) {
+    entries.append((key, value))
+    if positions != nil {
+      positions?[key] = entries.count - 1
+    } else {
+      indexIfLarge()
+    }
+  }
+
+  private mutating func indexIfLarge() {
+    guard positions == nil, entries.count > Self.indexedFrom else { return }
+    var index: [String: Int] = [:]
+    index.reserveCapacity(entries.count * 2)
+    for (position, entry) in entries.enumerated() { index[entry.key] = position }
+    positions = index
+  }
+
+  private func position(of key: String) -> Int? {
+    if let positions { return positions[key] }
+    return entries.firstIndex(where: { $0.key == key })
   }
 
   public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {

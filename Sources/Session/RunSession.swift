@@ -457,10 +457,12 @@ public final class RunSession {
 
 extension RunOutcome {
   /// An output that could not be completed: its problems are reported, and
-  /// a run that passed exits as an output error all the same.
+  /// a run whose flow passed or failed exits as an output error all the
+  /// same, since 0 and 1 promise a complete record of the run. An input,
+  /// license or interrupt status says more and stays.
   mutating func fail(with diagnostics: [Diagnostic]) {
     problems += diagnostics
-    if status == .passed { status = .usage }
+    if status == .passed || status == .failed { status = .usage }
   }
 }
 

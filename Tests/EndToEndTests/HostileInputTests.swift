@@ -17,6 +17,23 @@ import Testing
     #expect(!outcome.stderr.contains("Missing value"), "\(outcome)")
   }
 
+  /// One trace line with 300,000 keys in one object: reading it used to be
+  /// quadratic (still running after minutes, and Ctrl-C waited for it).
+  /// The run must simply reach the end of its input.
+  @Test func aTraceLineWithHundredsOfThousandsOfKeysIsReadInOnePass() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = folder.file("many-keys.jsonl")
+    let keys = (0..<300_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+    try ("{\"workbench_trace\":1}\n{\"t\":0,\"face\":{" + keys + "}}\n").write(
+      toFile: trace, atomically: true, encoding: .utf8)
+    // Linear reading takes about a second; the safety limit only keeps a quadratic one from hanging the suite.
+    let outcome = try Launched(["run", "examples/liveness.lua", "--input", trace, "--quiet"], folder: folder)
+      .wait(safetyLimit: 120)
+    #expect(outcome.status == 1, "\(outcome)")
+    #expect(!outcome.signaled, "\(outcome)")
+  }
+
   @Test func aDeviceGivenAsARecordingIsNamedAsADevice() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -57,7 +57,14 @@ struct OutputTests {
     #expect(got.contains("\"type\":\"result\""), "\(got)")
   }
 
-  @Test func eventsThatCannotBeWrittenAreAnOutputErrorNotAPass() throws {
+  /// Every output that fills the disk, on a flow that passes and on one
+  /// that fails: both promise a complete record, so both are exit 2.
+  @Test(arguments: [
+    (["--events", "/dev/full"], "liveness-pass"), (["--trace-out", "/dev/full"], "liveness-pass"),
+    (["--events", "/dev/full"], "liveness-slow-blink"), (["--trace-out", "/dev/full"], "liveness-slow-blink"),
+    (["--events", "-"], "liveness-pass"), (["--events", "-"], "liveness-slow-blink"),
+  ])
+  func anOutputThatCannotBeWrittenIsAnOutputErrorNotAPassOrAFail(_ output: [String], trace: String) throws {
     var status = stat()
     try #require(stat("/dev/full", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR, "/dev/full is a device")
     let folder = try TemporaryFolder()
@@ -70,10 +77,13 @@ struct OutputTests {
         mknod("/dev/full", S_IFCHR | 0o666, dev_t(1 << 8 | 7))
       }
     }
-    let outcome = try workbench(
-      ["run", "examples/liveness.lua", "--input", pass, "--events", "/dev/full", "--quiet"], folder: folder)
+    let toStandardOutput = output == ["--events", "-"]
+    let outcome = try Launched(
+      ["run", "examples/liveness.lua", "--input", "examples/traces/\(trace).jsonl", "--quiet"] + output,
+      folder: folder, standardOutputPath: toStandardOutput ? "/dev/full" : nil
+    ).wait()
     #expect(outcome.status == 2, "\(outcome)")
-    #expect(outcome.stderr.contains("/dev/full"), "\(outcome)")
+    #expect(outcome.stderr.contains(toStandardOutput ? "standard output" : "/dev/full"), "\(outcome)")
     #expect(outcome.stderr.contains("No space left on device"), "\(outcome)")
     #expect(stat("/dev/full", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
   }

@@ -58,11 +58,13 @@ final class Launched {
   private let stderrPath: String
 
   /// `throughPath` starts it as a shell would: by name, found on PATH.
+  /// `standardOutputPath` sends its standard output there (`/dev/full`) instead of to a file the outcome reads.
   /// `environment` adds to or (with nil) removes from the test runner's
   /// environment; runs check the process-wide ``TestLicense`` unless it says otherwise.
   init(
     _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked,
-    workingDirectory: String = packageRoot, throughPath: Bool = false, environment overrides: [String: String?] = [:]
+    workingDirectory: String = packageRoot, throughPath: Bool = false, environment overrides: [String: String?] = [:],
+    standardOutputPath: String? = nil
   ) throws {
     let binary = try #require(workbenchBinary, "the workbench binary was not found; run swift build --build-tests")
     let id = UUID().uuidString
@@ -87,7 +89,7 @@ final class Launched {
     for (name, value) in overrides { environment[name] = value }
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+    process.standardOutput = FileHandle(forWritingAtPath: standardOutputPath ?? stdoutPath)
     process.standardError = FileHandle(forWritingAtPath: stderrPath)
     // The child inherits the signal mask of the thread that spawns it.
     var signals = sigset_t()

@@ -75,6 +75,36 @@ private func syntaxError(_ text: String, sourceLocation: Testing.SourceLocation 
     #expect(try JSONParser.parse(#"{"a":1,"b":2}"#) != JSONParser.parse(#"{"b":2,"a":1}"#))
   }
 
+  /// An object with many keys keeps a key index: reads, replacements and
+  /// removals must find the same entries the ordered scan would.
+  @Test func aLargeObjectFindsReplacesAndRemovesItsKeys() throws {
+    let count = 50_000
+    let text = "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+    var object = try #require(JSONParser.parse(text).objectValue)
+    #expect(object.count == count)
+    #expect(object.keys.first == "k0" && object.keys.last == "k\(count - 1)")
+    #expect(object["k0"] == .integer(0) && object["k31337"] == .integer(31337) && object["k\(count)"] == nil)
+    object["k17"] = "seventeen"
+    #expect(object["k17"] == "seventeen" && object.keys[17] == "k17" && object.count == count)
+    object["k17"] = nil
+    #expect(object["k17"] == nil && object["k18"] == .integer(18) && object.keys[17] == "k18")
+    object["k17"] = 17
+    #expect(object.keys.last == "k17" && object["k17"] == .integer(17) && object["k49999"] == .integer(49999))
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(#"{"a":1,"#) }
+    let duplicate = "{" + (0..<40).map { "\"k\($0)\":1" }.joined(separator: ",") + ",\"k3\":2}"
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(duplicate) }
+  }
+
+  @Test func anObjectBuiltKeyByKeyPastTheIndexSizeStaysInOrder() {
+    var object = JSONObject()
+    for key in (0..<40).reversed() { object["k\(key)"] = .integer(Int64(key)) }
+    for key in stride(from: 0, to: 40, by: 3) { object["k\(key)"] = nil }
+    #expect(object.count == 26)
+    #expect(object.keys.first == "k38" && object.keys.last == "k1")
+    #expect(object["k38"] == .integer(38) && object["k39"] == nil && object["k3"] == nil && object["k1"] == .integer(1))
+    #expect(object == JSONObject(object.entries.map { ($0.key, $0.value) }))
+  }
+
   @Test func whitespaceAroundAndInsideIsAllowed() throws {
     #expect(try JSONParser.parse(" \t\r\n [ 1 ,\n 2 ] \n\n") == .array([.integer(1), .integer(2)]))
     #expect(try JSONParser.parse("{ \"a\" : 1 }") == ["a": 1])
