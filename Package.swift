@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .executable(name: "workbench", targets: ["workbench"]),
     .executable(name: "workbench-bench", targets: ["workbench-bench"]),
+    .executable(name: "workbench-fuzz", targets: ["workbench-fuzz"]),
     // The example estimator plugin (installed into plugins/ by scripts/build-plugins).
     .library(name: "WorkbenchContrastPlugin", type: .dynamic, targets: ["WorkbenchContrastPlugin"]),
     // The example analytics sink plugin (--analytics csv:FILE), installed by scripts/build-plugins.
@@ -185,6 +186,15 @@ let package = Package(
       ]),
 
     // Helpers every test target shares (temporary folders, the package root).
+    // Every parser of a user's file or a peer's bytes as a fuzz target (docs/fuzzing.md).
+    .target(
+      name: "FuzzTargets",
+      dependencies: [
+        "Capture", "Diagnostics", "Imaging", "JSONCore", "LicenseActivation", "Licensing", "Measurements", "Messages",
+        "Scenarios", "Session", "Settings",
+      ]),
+    // libFuzzer's entry points when built by scripts/fuzz; otherwise a tool to list, seed and replay.
+    .executableTarget(name: "workbench-fuzz", dependencies: ["FuzzTargets"]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     // An HTTP server on loopback for the tests of HTTP clients.
     .target(
@@ -230,6 +240,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+    .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "TestSupport"]),
     .testTarget(
       name: "AnalyticsTests",
       dependencies: [

@@ -150,6 +150,14 @@ public enum LicenseConfigLoader {
     do {
       object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     } catch {
+      if data.starts(with: Array("bplist".utf8)) {
+        // The reader falls back to text on a binary list it cannot read
+        // and reports the text reader's complaint about byte 'b'.
+        throw WorkbenchError(
+          .license, "not a valid binary property list: it is damaged or nested too deeply to read",
+          at: SourceLocation(file: path),
+          help: "write it again as XML (plutil -convert xml1), or start from configs/vllicense.plist")
+      }
       let detail = plistErrorText(error)
       throw WorkbenchError(
         .license, "not a valid property list: \(detail.text)", at: SourceLocation(file: path, line: detail.line),

@@ -335,6 +335,31 @@ import Testing
     #expect(config.connectionTimeout == 0)
   }
 
+  /// A binary list cut short, or nested thousands deep, used to be reported
+  /// as "Unexpected character b at line 1" (the text reader's complaint).
+  @Test(arguments: ["cut", "deep"])
+  func aBinaryPlistThatCannotBeReadIsNamedAsOne(_ damage: String) throws {
+    var data: Data
+    if damage == "cut" {
+      let values: [String: Any] = ["Server": "http://a", "EID": "E", "ProductID": "P"]
+      data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
+      data = data.prefix(data.count / 2)
+    } else {
+      var nested: Any = [Any]()
+      for _ in 0..<5000 { nested = [nested] }
+      let values: [String: Any] = ["Server": "http://a", "EID": "E", "ProductID": "P", "Deep": nested]
+      data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
+    }
+    do {
+      _ = try LicenseConfigLoader.parse(data: data, path: "vllicense.plist")
+      Issue.record("a damaged binary property list was read")
+    } catch {
+      #expect(error.status == .license)
+      #expect(error.summary.contains("vllicense.plist"), "\(error.summary)")
+      #expect(error.summary.contains("not a valid binary property list"), "\(error.summary)")
+    }
+  }
+
   @Test func plistProblemsNameKeyLineAndRule() throws {
     let problems = try configProblems(
       "vllicense.plist",
