@@ -34,7 +34,9 @@ public enum FuzzTargets {
     // What is written back must read back as itself: the writer and the
     // parser agree on every value the parser can produce.
     let written = first.jsonText
-    guard let again = try? JSONParser.parse(written) else { return ["the parser refuses what the writer wrote: \(written)"] }
+    guard let again = try? JSONParser.parse(written) else {
+      return ["the parser refuses what the writer wrote: \(written)"]
+    }
     let rewritten = again.jsonText
     return rewritten == written ? [] : ["writing is not stable: \(written) then \(rewritten)"]
   }

@@ -16,7 +16,8 @@ import FuzzTargets
 
   @_cdecl("LLVMFuzzerInitialize")
   public func fuzzerInitialize(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
   ) -> CInt {
     let name = ProcessInfo.processInfo.environment["WORKBENCH_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTargets.named(name) else {

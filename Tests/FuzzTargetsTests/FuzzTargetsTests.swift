@@ -1,7 +1,8 @@
 import Foundation
-@testable import FuzzTargets
-import Testing
 import TestSupport
+import Testing
+
+@testable import FuzzTargets
 
 /// Every input a fuzzer ever broke a parser with is kept in
 /// Tests/Fixtures/fuzz/<target>/ and must hold from then on; so must every
