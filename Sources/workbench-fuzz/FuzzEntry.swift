@@ -1,7 +1,7 @@
 // The fuzz targets of workbench (docs/fuzzing.md), run by scripts/fuzz.
 //
-// Built with `-sanitize=fuzzer,address -D WORKBENCH_FUZZING`, libFuzzer
-// owns main() and calls the target that WORKBENCH_FUZZ_TARGET names.
+// Built with `-sanitize=fuzzer,address -D WORKBENCH_FUZZING`, it hands its
+// arguments to libFuzzer's driver for the target WORKBENCH_FUZZ_TARGET names.
 // Built plainly, this is the tool around them:
 //
 //   workbench-fuzz list                       the targets and what they read
@@ -14,24 +14,32 @@ import FuzzTargets
 #if WORKBENCH_FUZZING
   nonisolated(unsafe) private var selected: FuzzTarget?
 
-  @_cdecl("LLVMFuzzerInitialize")
-  public func fuzzerInitialize(
+  @_silgen_name("LLVMFuzzerRunDriver")
+  private func runFuzzerDriver(
     _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
-  ) -> CInt {
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+  ) -> CInt
+
+  /// The package manager makes an executable's entry point this symbol
+  /// rather than `main`, so libFuzzer's own `main` is never linked: this
+  /// hands the arguments to its driver instead.
+  @_cdecl("workbench_fuzz_main")
+  public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     let name = ProcessInfo.processInfo.environment["WORKBENCH_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTargets.named(name) else {
       let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
       FileHandle.standardError.write(Data("error: set WORKBENCH_FUZZ_TARGET to one of: \(names)\n".utf8))
-      exit(2)
+      return 2
     }
     selected = target
     atexit { FuzzTargets.removeScratch() }
-    return 0
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzOneInput)
   }
 
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  private func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let target = selected else { return 0 }
     let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
     let broken = target.check(input)
