@@ -45,7 +45,9 @@ public enum LicenseConfigLoader {
         .license,
         "not well-formed \(isPlistName ? "property list" : "XML"): \(error.message) (line \(error.line), column \(error.column))",
         at: SourceLocation(file: path, line: error.line),
-        help: "fix the XML at line \(error.line); attribute values need quotes and every element must be closed")
+        help: error.message.contains("UTF-8")
+          ? "save the file as UTF-8 text, with encoding=\"UTF-8\" (or none) in its first line"
+          : "fix the XML at line \(error.line); attribute values need quotes and every element must be closed")
     }
     guard let root else {
       throw WorkbenchError(

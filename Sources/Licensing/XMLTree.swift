@@ -32,6 +32,7 @@ enum XMLTree {
   /// The root element of `data`, or the first well-formedness error.
   /// An empty document has no root and gives nil.
   static func parse(_ data: Data) throws(XMLSyntaxProblem) -> MarkupElement? {
+    try requireUTF8(data)
     let parser = XMLParser(data: data)
     let builder = TreeBuilder()
     parser.delegate = builder
@@ -45,6 +46,33 @@ enum XMLTree {
         message: describe(code: (error as NSError).code))
     }
     return builder.root
+  }
+
+  /// Only UTF-8 is read. libxml2 converts other encodings through iconv,
+  /// and a damaged document declared as UTF-7 crashes the parser (found by
+  /// fuzzing); neither license format needs another encoding.
+  static func requireUTF8(_ data: Data) throws(XMLSyntaxProblem) {
+    let bytes = Array(data.prefix(4))
+    if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.contains(0) {
+      throw XMLSyntaxProblem(
+        line: 1, column: 1, message: "the file is UTF-16 or UTF-32; save it as UTF-8")
+    }
+    guard String(validating: data, as: UTF8.self) != nil else {
+      throw XMLSyntaxProblem(line: 1, column: 1, message: "the file is not UTF-8 text; save it as UTF-8")
+    }
+    // The declaration, if any, is the first line: <?xml version="1.0" encoding="UTF-8"?>
+    let head = String(decoding: data.prefix(256), as: UTF8.self)
+    guard head.hasPrefix("<?xml") || head.hasPrefix("\u{FEFF}<?xml"),
+      let end = head.range(of: "?>"),
+      let encoding = head[..<end.lowerBound].range(of: "encoding")
+    else { return }
+    let rest = head[encoding.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+    let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+    guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else {
+      let column = head.distance(from: head.startIndex, to: encoding.lowerBound) + 1
+      throw XMLSyntaxProblem(
+        line: 1, column: column, message: "the file declares the encoding \(name); only UTF-8 is read (encoding=\"UTF-8\")")
+    }
   }
 
   /// libxml2's error numbers (xmlParserErrors) for the mistakes people make

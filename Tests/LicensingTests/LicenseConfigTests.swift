@@ -335,6 +335,32 @@ import Testing
     #expect(config.connectionTimeout == 0)
   }
 
+  /// A damaged document declared as UTF-7 crashed libxml2 inside XMLParser
+  /// (found by fuzzing; the input is kept in Tests/Fixtures/fuzz/). Only
+  /// UTF-8 is read, and another encoding is named.
+  @Test(arguments: [
+    ("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<settings/>", "declares the encoding UTF-7"),
+    ("<?xml version='1.0' encoding='ISO-8859-1'?>\n<settings/>", "declares the encoding ISO-8859-1"),
+    ("\u{FFFE}<settings/>", "not UTF-8"),
+  ])
+  func onlyUTF8IsRead(_ text: String, _ expected: String) throws {
+    var data = Data(text.utf8)
+    if expected == "not UTF-8" { data = Data([0x3C, 0x73, 0xFF, 0x3E]) }
+    do {
+      _ = try LicenseConfigLoader.parse(data: data, path: "license.conf")
+      Issue.record("a document that is not UTF-8 was read")
+    } catch {
+      #expect(error.summary.contains(expected), "\(error.summary)")
+      #expect(error.diagnostics.first?.help?.contains("UTF-8") == true)
+    }
+    let utf8 = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n<settings/>"
+    do {
+      _ = try LicenseConfigLoader.parse(data: Data(utf8.utf8), path: "license.conf")
+    } catch {
+      #expect(!error.summary.contains("encoding"), "UTF-8 declared is read: \(error.summary)")
+    }
+  }
+
   /// A binary list cut short, or nested thousands deep, used to be reported
   /// as "Unexpected character b at line 1" (the text reader's complaint).
   @Test(arguments: ["cut", "deep"])
