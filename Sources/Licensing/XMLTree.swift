@@ -71,7 +71,8 @@ enum XMLTree {
     guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else {
       let column = head.distance(from: head.startIndex, to: encoding.lowerBound) + 1
       throw XMLSyntaxProblem(
-        line: 1, column: column, message: "the file declares the encoding \(name); only UTF-8 is read (encoding=\"UTF-8\")")
+        line: 1, column: column,
+        message: "the file declares the encoding \(name); only UTF-8 is read (encoding=\"UTF-8\")")
     }
   }
 
