@@ -71,8 +71,8 @@ public enum FuzzTargets {
     seeds: ["configs/settings.json", "examples"], seedExtensions: [".json"],
     dictionary: "scripts/fuzz-dictionaries/settings.dict", fileName: "settings.json"
   ) { _, file in
+    guard var builder = settingsTemplate else { return ["the run's setting declarations do not load"] }
     do throws(WorkbenchError) {
-      var builder = try SettingsBuilder(declarations: RunSettings.declarations)
       try builder.load(configFile: file, layer: .configFile)
       let (_, problems) = builder.resolve()
       return problems.flatMap { ErrorRules.namesTheInput($0.locatedMessage, file, "a settings problem") }
@@ -80,6 +80,9 @@ public enum FuzzTargets {
       return ErrorRules.namesTheInput(error.summary, file, "the settings error")
     }
   }
+
+  /// Declaring a run's settings is the same for every input: done once, copied per input.
+  private static let settingsTemplate = try? SettingsBuilder(declarations: RunSettings.declarations)
 
   static let messages = FuzzTarget(
     "messages", "message catalogs (<language>.json beside a flow or in configs/messages)",
