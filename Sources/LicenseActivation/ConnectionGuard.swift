@@ -229,6 +229,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
 
   private func arm(_ kind: ConnectionTimeout, after duration: Duration, context: ChannelHandlerContext) {
     disarm()
+    // The answer to a request whose body timed out is still written (into
+    // the closed connection): nothing is left to time.
+    guard context.channel.isActive else { return }
     let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     timer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [self] in
       timer = nil

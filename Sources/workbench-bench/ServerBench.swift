@@ -734,6 +734,21 @@ private final class SlowClients: @unchecked Sendable {
         }
         clients = kept
       }
+      // The clients connect and are cut together, so a whole cohort may be
+      // cut just as the load ends: a last look counts those as cut.
+      var pollers = clients.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+      _ = poll(&pollers, nfds_t(pollers.count), 500)
+      let last = Date()
+      clients = zip(clients, pollers).compactMap { client, poller in
+        guard poller.revents != 0 else { return client }
+        let read = buffer.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
+        guard read <= 0 || Socket.find(Array("408".utf8), in: Array(buffer[..<max(read, 0)])) != nil else {
+          return client
+        }
+        lock.withLock { cuts.append(last.timeIntervalSince(client.connected)) }
+        close(client.descriptor)
+        return nil
+      }
       lock.withLock { stillOpen = clients.count }
       // Gone without a word (a reset), as an attacker's clients vanish: a
       // polite close in the middle of a head would count as a malformed request.
