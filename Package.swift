@@ -23,7 +23,11 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     // Used directly by LicenseActivation; the versions Hummingbird and AsyncHTTPClient resolve to.
     .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+    .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+    // The activation server's /v1/metrics (Prometheus text format), with a registry of its own per
+    // server; it brings swift-metrics 2.13.0.
+    .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
   ],
@@ -110,12 +114,16 @@ let package = Package(
       dependencies: [
         "Licensing", "Diagnostics", "JSONCore",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ]),
     // Signed artifacts of a run (recording, captured images, timestamps) and their check.
     .target(

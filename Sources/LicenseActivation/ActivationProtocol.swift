@@ -12,6 +12,8 @@ import Licensing
 public enum ActivationProtocol {
   public static let activatePath = "/v1/activate"
   public static let healthPath = "/v1/health"
+  /// The server's counters in the Prometheus text format.
+  public static let metricsPath = "/v1/metrics"
   public static let defaultHost = "127.0.0.1"
   public static let defaultPort = 8740
   /// The largest request body the server reads.
@@ -130,6 +132,12 @@ public struct ActivationProblem: Sendable, Equatable {
   public static let methodNotAllowed = "method_not_allowed"
   public static let tooLarge = "too_large"
   public static let serverError = "server_error"
+  /// The connection closed before the whole body arrived (the body timeout, or the client left).
+  public static let incompleteRequest = "incomplete_request"
+  /// The 503 of a connection over the server's limit.
+  public static let tooManyConnections = "too_many_connections"
+  /// The 408 of a request head that did not arrive in time.
+  public static let requestTimeout = "request_timeout"
 
   public init(reason: String, message: String) {
     self.reason = reason

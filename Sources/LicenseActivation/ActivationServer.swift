@@ -4,6 +4,7 @@ import Hummingbird
 import JSONCore
 import Licensing
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 
@@ -100,11 +101,14 @@ public struct ActivationServerConfiguration: Sendable {
   public var privateKey: LicensePrivateKey
   /// The file that keeps the activations across restarts; nil keeps them in memory only.
   public var statePath: String?
+  /// The timeouts and the connection limit.
+  public var connectionLimits: ActivationServerLimits
 
   public init(
     host: String = ActivationProtocol.defaultHost, port: Int = ActivationProtocol.defaultPort, product: String,
     allowed: [AllowedEID], days: Int = 365, features: [String] = LicenseFeature.known,
-    privateKey: LicensePrivateKey, statePath: String? = nil
+    privateKey: LicensePrivateKey, statePath: String? = nil,
+    connectionLimits: ActivationServerLimits = ActivationServerLimits()
   ) {
     self.host = host
     self.port = port
@@ -114,6 +118,7 @@ public struct ActivationServerConfiguration: Sendable {
     self.features = features
     self.privateKey = privateKey
     self.statePath = statePath
+    self.connectionLimits = connectionLimits
   }
 
   /// The limit of each allowed EID.
@@ -132,11 +137,15 @@ public struct ActivationServerConfiguration: Sendable {
 /// its limit of machines. Activations are kept in the state file (written
 /// atomically after each new one), so a restart keeps the counts. Asking
 /// again for a machine that holds a slot issues a new license without
-/// taking another slot.
+/// taking another slot. Slow and abusive clients meet the limits of
+/// ``ActivationServerLimits``; `GET /v1/metrics` counts what happened.
 public final class ActivationServer: Sendable {
   public let configuration: ActivationServerConfiguration
   let ledger: ActivationLedger
+  private let requests = NIOLockedValueBox(0)
   let log: @Sendable (String) -> Void
+  let metrics = ActivationServerMetrics()
+  let connections: ConnectionTracker
 
   /// Checks the configuration and reads the state file (when there is one).
   /// `log` gets one line per request.
@@ -165,19 +174,30 @@ public final class ActivationServer: Sendable {
         Diagnostic(
           "--port must be from 0 to 65535, got \(configuration.port)", help: "0 picks a free port"))
     }
+    problems += configuration.connectionLimits.problems()
     guard problems.isEmpty else { throw WorkbenchError(.usage, problems) }
     self.configuration = configuration
     self.log = log
+    connections = ConnectionTracker(limit: configuration.connectionLimits.maximumConnections, metrics: metrics)
     var records: [ActivationState.Record] = []
-    if let path = configuration.statePath { records = try ActivationState.read(path) }
+    if let path = configuration.statePath {
+      records = try ActivationState.read(path)
+      ActivationState.removeTemporaryFilesOfStoppedServers(path)
+    }
     ledger = ActivationLedger(configuration: configuration, records: records)
   }
 
   /// The requests answered so far (any path, any answer).
-  public var requestCount: Int { get async { await ledger.requestCount } }
+  public var requestCount: Int { get async { requests.withLockedValue { $0 } } }
 
   /// The machines (and container-mode activations) that hold a slot of `eid`.
   public func activationCount(eid: String) async -> Int { await ledger.count(eid: eid) }
+
+  /// The connections so far: open, accepted, refused, closed by a timeout.
+  public var connectionStatistics: ConnectionStatistics { connections.statistics }
+
+  /// What `GET /v1/metrics` answers now.
+  public var metricsText: String { String(decoding: metrics.text(), as: UTF8.self) }
 
   /// Listens until SIGINT or SIGTERM (when `stopOnSignals`), or until the
   /// task is cancelled. `onListening` gets the port it listens on, once.
@@ -185,6 +205,7 @@ public final class ActivationServer: Sendable {
   public func run(stopOnSignals: Bool, onListening: @escaping @Sendable (Int) -> Void = { _ in })
     async throws(WorkbenchError)
   {
+    try configuration.connectionLimits.raiseDescriptorLimit()
     let group = serviceGroup(stopOnSignals: stopOnSignals, onListening: onListening)
     do {
       try await group.run()
@@ -197,6 +218,7 @@ public final class ActivationServer: Sendable {
   /// (also when `body` throws). For tests and tools that need a server for
   /// a while.
   public func withRunning<T: Sendable>(_ body: @Sendable (Int) async throws -> T) async throws -> T {
+    try configuration.connectionLimits.raiseDescriptorLimit()
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let group = serviceGroup(stopOnSignals: false) { port in
       continuation.yield(port)
@@ -227,9 +249,14 @@ public final class ActivationServer: Sendable {
     logger.logLevel = .error
     let application = Application(
       responder: ActivationResponder(server: self),
+      server: .guardedHTTP1(limits: configuration.connectionLimits, tracker: connections),
+      // A listen backlog as deep as the connection limit (the system caps it
+      // at net.core.somaxconn): when thousands of slow clients connect again
+      // at once, a full backlog drops the SYN of everyone else, health
+      // included, for a second until the client sends it again.
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "workbench-license-server",
-        reuseAddress: true),
+        backlog: max(256, configuration.connectionLimits.maximumConnections), reuseAddress: true),
       onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
       logger: logger)
     var groupConfiguration = ServiceGroupConfiguration(
@@ -255,37 +282,66 @@ public final class ActivationServer: Sendable {
   }
 
   /// The answer to one request, and what the log line says about it.
-  func respond(method: String, path: String, body: () async throws -> Data) async -> (
-    status: HTTPResponse.Status, body: Data, note: String
-  ) {
-    await ledger.countRequest()
-    func problem(_ status: HTTPResponse.Status, _ reason: String, _ message: String) -> (
-      status: HTTPResponse.Status, body: Data, note: String
-    ) {
-      (status, ActivationProblem(reason: reason, message: message).jsonData, message)
+  struct Answer {
+    var status: HTTPResponse.Status
+    var body: Data
+    var note: String
+    var contentType = ActivationProtocol.jsonContentType
+  }
+
+  /// The body could not be read to its end: the connection closed first.
+  struct IncompleteBody: Error {}
+
+  func respond(method: String, path: String, body: () async throws -> Data) async -> Answer {
+    requests.withLockedValue { $0 += 1 }
+    func problem(_ status: HTTPResponse.Status, _ reason: String, _ message: String) -> Answer {
+      Answer(status: status, body: ActivationProblem(reason: reason, message: message).jsonData, note: message)
     }
     switch (path, method) {
     case (ActivationProtocol.healthPath, "GET"), (ActivationProtocol.healthPath, "HEAD"):
       let object = JSONObject([("status", "ok"), ("product", .string(configuration.product))])
-      return (.ok, Data(JSONValue.object(object).jsonText.utf8), "")
+      return Answer(status: .ok, body: Data(JSONValue.object(object).jsonText.utf8), note: "")
+    case (ActivationProtocol.metricsPath, "GET"), (ActivationProtocol.metricsPath, "HEAD"):
+      return Answer(status: .ok, body: Data(metrics.text()), note: "", contentType: ActivationServerMetrics.contentType)
     case (ActivationProtocol.activatePath, "POST"):
       break
-    case (ActivationProtocol.healthPath, _), (ActivationProtocol.activatePath, _):
-      let allowed = path == ActivationProtocol.healthPath ? "GET" : "POST"
+    case (ActivationProtocol.healthPath, _), (ActivationProtocol.metricsPath, _), (ActivationProtocol.activatePath, _):
+      let allowed = path == ActivationProtocol.activatePath ? "POST" : "GET"
       return problem(.methodNotAllowed, ActivationProblem.methodNotAllowed, "\(path) takes \(allowed), not \(method)")
     default:
       return problem(
         .notFound, ActivationProblem.notFound,
-        "no such endpoint: \(path) (this server answers POST \(ActivationProtocol.activatePath) "
-          + "and GET \(ActivationProtocol.healthPath))")
+        "no such endpoint: \(path) (this server answers POST \(ActivationProtocol.activatePath), "
+          + "GET \(ActivationProtocol.healthPath) and GET \(ActivationProtocol.metricsPath))")
+    }
+    let answer = await activate(body: body)
+    metrics.countActivation(outcome: answer.outcome)
+    return answer.answer
+  }
+
+  /// The answer to `POST /v1/activate`, and its outcome for the metrics.
+  private func activate(body: () async throws -> Data) async -> (answer: Answer, outcome: String) {
+    func problem(_ status: HTTPResponse.Status, _ reason: String, _ message: String) -> (Answer, String) {
+      (
+        Answer(status: status, body: ActivationProblem(reason: reason, message: message).jsonData, note: message),
+        reason
+      )
     }
     let data: Data
     do {
       data = try await body()
-    } catch {
+    } catch is NIOTooManyBytesError {
+      // Hummingbird reads the rest and drops it, within the body timeout.
       return problem(
         .badRequest, ActivationProblem.tooLarge,
         "the request is larger than \(ActivationProtocol.maximumRequestSize) bytes")
+    } catch {
+      // The body timeout closed the connection, or the client left: nobody
+      // reads this answer, but the log and the metrics say what happened.
+      return problem(
+        .requestTimeout, ActivationProblem.incompleteRequest,
+        "the connection closed before the request's body arrived (the body timeout is "
+          + "\(ActivationServerLimits.text(configuration.connectionLimits.bodyTimeout)))")
     }
     let request: ActivationRequest
     switch ActivationRequest.parse(data) {
@@ -295,17 +351,19 @@ public final class ActivationServer: Sendable {
     }
     switch await ledger.activate(request, now: Date()) {
     case .refused(let refusal):
-      return (.forbidden, refusal.jsonData, "refused: \(refusal.message) (\(refusal.reason))")
+      return (
+        Answer(status: .forbidden, body: refusal.jsonData, note: "refused: \(refusal.message) (\(refusal.reason))"),
+        refusal.reason
+      )
     case .failed(let message):
       return problem(.internalServerError, ActivationProblem.serverError, message)
     case .issued(let license, let data, let slot, let again):
       let machine = license.fingerprint.map { "machine \($0)" } ?? "container mode"
       let limit = configuration.limits[request.eid] ?? 0
-      return (
-        .ok, data,
+      let note =
         "issued license \(license.id) to EID \(license.eid) for \(machine) until "
-          + "\(License.timestamp(license.expires)) (\(again ? "again, " : "")slot \(slot) of \(limit))"
-      )
+        + "\(License.timestamp(license.expires)) (\(again ? "again, " : "")slot \(slot) of \(limit))"
+      return (Answer(status: .ok, body: data, note: note), again ? "reissued" : "issued")
     }
   }
 }
@@ -317,39 +375,48 @@ struct ActivationResponder: HTTPResponder {
   let server: ActivationServer
 
   func respond(to request: Request, context: Context) async throws -> Response {
+    let channel = context.channel
     let answer = await server.respond(method: request.method.rawValue, path: request.uri.path) {
       let buffer = try await request.body.collect(upTo: ActivationProtocol.maximumRequestSize)
+      // A body cut short by a closed connection ends like a whole one.
+      guard channel.isActive else { throw ActivationServer.IncompleteBody() }
       return Data(buffer.readableBytesView)
     }
+    server.metrics.countRequest(path: request.uri.path, status: Int(answer.status.code))
     let note = answer.note.isEmpty ? "" : " " + answer.note
     server.log(
       "\(License.timestamp(Date())) \(context.peer) \(request.method.rawValue) \(request.uri.path) "
         + "\(answer.status.code)\(note)")
     var headers = HTTPFields()
-    headers[.contentType] = ActivationProtocol.jsonContentType
+    headers[.contentType] = answer.contentType
     if answer.status == .methodNotAllowed {
-      headers[.allow] = request.uri.path == ActivationProtocol.healthPath ? "GET, HEAD" : "POST"
+      headers[.allow] = request.uri.path == ActivationProtocol.activatePath ? "POST" : "GET, HEAD"
     }
     return Response(
       status: answer.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
   }
 }
 
-/// A request context that knows who asked, for the log.
+/// A request context that knows who asked, for the log, and its connection.
 struct ActivationRequestContext: RequestContext {
   var coreContext: CoreRequestContextStorage
   let peer: String
+  let channel: any Channel
 
   init(source: ApplicationRequestContextSource) {
     coreContext = CoreRequestContextStorage(source: source)
     peer = source.channel.remoteAddress?.ipAddress ?? "-"
+    channel = source.channel
   }
 }
 
 /// The activations, and the decisions made with them. One at a time, so
-/// that two machines never take the last slot together.
-actor ActivationLedger {
-  enum Decision {
+/// that two machines never take the last slot together, on a serial queue
+/// of their own rather than an actor: each decision writes and syncs the
+/// state file, blocking work that must not hold the few threads that
+/// answer every other request (health waited behind queued activations).
+final class ActivationLedger: @unchecked Sendable {
+  enum Decision: Sendable {
     case issued(License, Data, slot: Int, again: Bool)
     case refused(ActivationProblem)
     case failed(String)
@@ -357,8 +424,10 @@ actor ActivationLedger {
 
   let configuration: ActivationServerConfiguration
   let issuer: LicenseIssuer
+  /// Every use of `records` runs on this queue; that is what makes the
+  /// class safe to share.
+  private let queue = DispatchQueue(label: "workbench.activation-ledger")
   private var records: [ActivationState.Record]
-  private(set) var requestCount = 0
 
   init(configuration: ActivationServerConfiguration, records: [ActivationState.Record]) {
     self.configuration = configuration
@@ -366,11 +435,21 @@ actor ActivationLedger {
     self.records = records
   }
 
-  func countRequest() { requestCount += 1 }
+  func count(eid: String) async -> Int {
+    await onQueue { $0.records.filter { $0.eid == eid }.count }
+  }
 
-  func count(eid: String) -> Int { records.filter { $0.eid == eid }.count }
+  func activate(_ request: ActivationRequest, now: Date) async -> Decision {
+    await onQueue { $0.decide(request, now: now) }
+  }
 
-  func activate(_ request: ActivationRequest, now: Date) -> Decision {
+  private func onQueue<T: Sendable>(_ work: @escaping @Sendable (ActivationLedger) -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      queue.async { continuation.resume(returning: work(self)) }
+    }
+  }
+
+  private func decide(_ request: ActivationRequest, now: Date) -> Decision {
     guard request.product == configuration.product else {
       return .refused(
         ActivationProblem(
@@ -497,6 +576,22 @@ enum ActivationState {
           firstActivated: first, lastActivated: last))
     }
     return records
+  }
+
+  /// Removes the temporary files (`.NAME.PID.tmp`, `.NAME.PID.N.tmp`) that a
+  /// server killed while it wrote `path` left beside it. The state itself
+  /// is whole (the temporary file is renamed over it only once written);
+  /// these are litter. A file of a process that still runs is kept.
+  static func removeTemporaryFilesOfStoppedServers(_ path: String) {
+    let parent = (path as NSString).deletingLastPathComponent
+    let folder = parent.isEmpty ? "." : parent
+    let prefix = "." + (path as NSString).lastPathComponent + "."
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+      let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
+      guard let pid = middle.split(separator: ".").first.flatMap({ Int32($0) }), pid > 0 else { continue }
+      if kill(pid, 0) == -1 && errno == ESRCH { unlink(folder + "/" + name) }
+    }
   }
 
   /// Replaces the file at `path` atomically (mode 0600).

@@ -7,28 +7,13 @@ import Testing
 /// loopback port, `license activate` against it, `license show`, and the
 /// licenses that must not hold (changed, expired, another product).
 @Suite struct LicenseActivationEndToEndTests {
-  /// Starts `workbench license serve` and returns it with its port, read from
-  /// its first line (within a bounded wait).
+  /// Starts `workbench license serve` and returns it with its port.
   private func serve(_ folder: TemporaryFolder, _ extra: [String] = []) throws -> (Launched, Int) {
-    let server = try Launched(
+    try launchLicenseServer(
       [
-        "license", "serve", "--key", folder.file("keys/private.key.json"), "--product", "workbench", "--allow",
-        "ACME-1:1", "--host", "127.0.0.1", "--port", "0", "--days", "30", "--state", folder.file("activations.json"),
+        "--key", folder.file("keys/private.key.json"), "--product", "workbench", "--allow", "ACME-1:1", "--host",
+        "127.0.0.1", "--port", "0", "--days", "30", "--state", folder.file("activations.json"),
       ] + extra, folder: folder)
-    let deadline = Date().addingTimeInterval(60)
-    while Date() < deadline && server.isRunning {
-      let output = folder.listing.filter { $0.hasPrefix("stdout-") }.compactMap { fileText(folder.file($0)) }
-      if let line = output.joined().split(separator: "\n").first(where: { $0.contains("listening on http://") }),
-        let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
-      {
-        return (server, port)
-      }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    let outcome = server.isRunning ? nil : server.wait()
-    if server.isRunning { server.process.terminate() }
-    Issue.record("license serve did not say where it listens: \(outcome.map(\.description) ?? "still running")")
-    throw CancellationError()
   }
 
   private func writeConfig(_ folder: TemporaryFolder, port: Int) throws -> String {
@@ -174,4 +159,27 @@ import Testing
     server.process.terminate()
     #expect(server.wait(safetyLimit: 30).status == 0)
   }
+}
+
+/// Starts `workbench license serve ARGUMENTS` and returns it with its port,
+/// read from its first line (within a bounded wait).
+func launchLicenseServer(
+  _ arguments: [String], folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (Launched, Int) {
+  let server = try Launched(["license", "serve"] + arguments, folder: folder)
+  let deadline = Date().addingTimeInterval(60)
+  while Date() < deadline && server.isRunning {
+    if let line = server.outputSoFar.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+      let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
+    {
+      return (server, port)
+    }
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+  let outcome = server.isRunning ? nil : server.wait()
+  if server.isRunning { server.process.terminate() }
+  Issue.record(
+    "license serve did not say where it listens: \(outcome.map(\.description) ?? "still running")",
+    sourceLocation: sourceLocation)
+  throw CancellationError()
 }

@@ -104,6 +104,9 @@ final class Launched {
 
   var isRunning: Bool { process.isRunning }
 
+  /// What it has written to standard output so far.
+  var outputSoFar: String { fileText(stdoutPath) ?? "" }
+
   /// Waits for the process; a run that hangs is killed after a generous
   /// safety limit so that the suite cannot hang (this is not a timing check).
   func wait(safetyLimit: TimeInterval = 300, sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {

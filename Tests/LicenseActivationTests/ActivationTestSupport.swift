@@ -64,11 +64,11 @@ struct ClientFixture {
 /// A server configuration on loopback with a free port.
 func serverConfiguration(
   allowed: [AllowedEID] = [AllowedEID(eid: "ACME-1", limit: 1)], key: LicensePrivateKey = serverKey,
-  statePath: String? = nil, days: Int = 30
+  statePath: String? = nil, days: Int = 30, connectionLimits: ActivationServerLimits = ActivationServerLimits()
 ) -> ActivationServerConfiguration {
   ActivationServerConfiguration(
     host: loopback, port: 0, product: "workbench", allowed: allowed, days: days, features: ["card", "face"],
-    privateKey: key, statePath: statePath)
+    privateKey: key, statePath: statePath, connectionLimits: connectionLimits)
 }
 
 /// Runs `body` with an activation server on loopback, stopped afterwards.
