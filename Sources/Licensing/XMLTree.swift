@@ -33,6 +33,7 @@ enum XMLTree {
   /// An empty document has no root and gives nil.
   static func parse(_ data: Data) throws(XMLSyntaxProblem) -> MarkupElement? {
     try requireUTF8(data)
+    try refuseWhatTheParserMishandles(data)
     let parser = XMLParser(data: data)
     let builder = TreeBuilder()
     parser.delegate = builder
@@ -73,6 +74,50 @@ enum XMLTree {
       throw XMLSyntaxProblem(
         line: 1, column: column,
         message: "the file declares the encoding \(name); only UTF-8 is read (encoding=\"UTF-8\")")
+    }
+  }
+
+  /// XMLParser crashes on a processing instruction without data
+  /// (`<?ProductID?>`) and on some damaged document types (both found by
+  /// fuzzing). Neither license format has processing instructions beyond
+  /// the XML declaration, nor a document type with an internal subset.
+  static func refuseWhatTheParserMishandles(_ data: Data) throws(XMLSyntaxProblem) {
+    let bytes = [UInt8](data)
+    var line = 1
+    var column = 1
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "<"), index + 1 < bytes.count {
+        let next = bytes[index + 1]
+        let atStart = index == 0 || (index == 3 && bytes.starts(with: [0xEF, 0xBB, 0xBF]))
+        let isDeclaration =
+          atStart && bytes[index...].starts(with: Array("<?xml".utf8)) && index + 5 < bytes.count
+          && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5])
+        if next == UInt8(ascii: "?"), !isDeclaration {
+          throw XMLSyntaxProblem(
+            line: line, column: column,
+            message:
+              "a processing instruction (<?...?>) is not allowed; only the <?xml ...?> declaration on the first line")
+        }
+        if next == UInt8(ascii: "!"), bytes[index...].starts(with: Array("<!DOCTYPE".utf8)) {
+          var end = index
+          while end < bytes.count, bytes[end] != UInt8(ascii: ">") {
+            if bytes[end] == UInt8(ascii: "[") {
+              throw XMLSyntaxProblem(
+                line: line, column: column, message: "a document type with its own declarations ([...]) is not allowed")
+            }
+            end += 1
+          }
+        }
+      }
+      if byte == UInt8(ascii: "\n") {
+        line += 1
+        column = 1
+      } else {
+        column += 1
+      }
+      index += 1
     }
   }
 

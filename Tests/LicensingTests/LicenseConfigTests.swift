@@ -361,6 +361,23 @@ import Testing
     }
   }
 
+  /// XMLParser crashed on a processing instruction without data and on
+  /// damaged document types (found by fuzzing): both are refused first.
+  @Test(arguments: [
+    ("<?ProductID?> \"", "processing instruction", 1),
+    ("<?xml version=\"1.0\"?>\n<settings>\n<?pi?></settings>", "processing instruction", 3),
+    ("<!DOCTYPE plist [<!ENTITY a \"b\">]>\n<plist/>", "document type with its own declarations", 1),
+  ])
+  func whatTheXMLParserMishandlesIsRefusedWithItsLine(_ text: String, _ expected: String, _ line: Int) throws {
+    do {
+      _ = try LicenseConfigLoader.parse(data: Data(text.utf8), path: "vllicense.plist")
+      Issue.record("read: \(text)")
+    } catch {
+      #expect(error.summary.contains(expected), "\(error.summary)")
+      #expect(error.diagnostics.first?.location?.line == line, "\(error.summary)")
+    }
+  }
+
   /// A binary list cut short, or nested thousands deep, used to be reported
   /// as "Unexpected character b at line 1" (the text reader's complaint).
   @Test(arguments: ["cut", "deep"])
