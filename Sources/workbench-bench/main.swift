@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group
-//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa or recognition
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, recognition or soak
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -13,6 +13,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("focal", runFocalLengthBenchmarks),
   ("qa", runQABenchmarks),
   ("recognition", runRecognitionBenchmarks),
+  ("soak", runSoakBenchmarks),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
