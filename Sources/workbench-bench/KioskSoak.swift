@@ -11,6 +11,7 @@ import JSONCore
 import Logging
 import Measurements
 import Reporting
+import Scripting
 import Session
 
 #if canImport(Glibc)
@@ -262,7 +263,11 @@ final class KioskSoak {
       if going { continue }
       // A session ended. The input ending or failing ends the soak;
       // anything else (the flow passed or failed) starts the next session.
-      if clock?.isExhausted == true || Self.inputEndings.contains(counter.progress.lastReason) { break }
+      if clock?.isExhausted == true || Self.inputEndings.contains(counter.progress.lastReason)
+        || Interrupts.pending
+      {
+        break
+      }
       try session.restart()
     }
     let outcome = session.close()

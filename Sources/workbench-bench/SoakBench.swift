@@ -19,10 +19,10 @@
 // (default 300) the camera's (0 leaves a part out); SOAK_OUT=DIR keeps the
 // outputs there (by default a temporary folder, removed); SOAK_SUMMARY=FILE
 // also writes the figures as JSON.
-import Diagnostics
 import Foundation
 import JSONCore
 import Logging
+import Scripting
 
 /// How much resident memory may grow from the end of the warm-up to the end
 /// of a part and still count as flat. Allocator noise (glibc's arenas,
@@ -99,7 +99,9 @@ func runSoakBenchmarks() throws {
     // Five simulated minutes (a quarter of a shorter soak) for MediaPipe's
     // and the allocator's working sets to settle.
     let warmUpFrames = min(Int(300 * KioskFrames.framesPerSecond), total / 4)
-    let checkpointFrames = max(1, min(Int(600 * KioskFrames.framesPerSecond), total / 12))
+    // Every five simulated minutes (a twelfth of a shorter soak), so that
+    // the warm-up ends at a checkpoint.
+    let checkpointFrames = max(1, min(warmUpFrames, total / 12))
     print()
     print(
       "simulated: \(clockText(Double(total) / KioskFrames.framesPerSecond)) at 30 fps = \(total) frames, as fast as"
@@ -108,10 +110,13 @@ func runSoakBenchmarks() throws {
     try FileManager.default.createDirectory(atPath: soakFolder, withIntermediateDirectories: true)
     let soak = KioskSoak(
       root: root, folder: soakFolder, frames: frames, input: .loopedRecording(frames: total), logger: logger)
-    parts.append(try runPart("simulated", soak, warmUpFrames: warmUpFrames, checkpointFrames: checkpointFrames))
+    if let part = try runPart("simulated", soak, warmUpFrames: warmUpFrames, checkpointFrames: checkpointFrames) {
+      parts.append(part)
+    }
   }
 
-  if cameraSeconds > 0 {
+  // Ctrl-C ends the part that runs, with its figures so far, and the soak.
+  if cameraSeconds > 0, !Interrupts.pending {
     let warmUpSeconds = min(30, cameraSeconds / 4)
     print()
     print(
@@ -121,10 +126,12 @@ func runSoakBenchmarks() throws {
     let soakFolder = folder + "/camera"
     try FileManager.default.createDirectory(atPath: soakFolder, withIntermediateDirectories: true)
     let soak = KioskSoak(root: root, folder: soakFolder, frames: frames, input: .camera, logger: logger)
-    parts.append(
-      try runPart(
-        "camera", soak, warmUpFrames: Int(warmUpSeconds * KioskFrames.framesPerSecond), checkpointFrames: 30,
-        printEvery: max(1, Int(cameraSeconds / 10)), wallLimit: cameraSeconds))
+    if let part = try runPart(
+      "camera", soak, warmUpFrames: Int(warmUpSeconds * KioskFrames.framesPerSecond), checkpointFrames: 30,
+      printEvery: max(1, Int(cameraSeconds / 10)), wallLimit: cameraSeconds)
+    {
+      parts.append(part)
+    }
   }
 
   if let path = environment["SOAK_SUMMARY"] {
@@ -133,11 +140,12 @@ func runSoakBenchmarks() throws {
   }
 }
 
-/// Runs one part, printing its checkpoints and figures.
+/// Runs one part, printing its checkpoints and figures; nil when it ended
+/// (interrupted) before its warm-up.
 private func runPart(
   _ name: String, _ soak: KioskSoak, warmUpFrames: Int, checkpointFrames: Int, printEvery: Int? = nil,
   wallLimit: Double? = nil
-) throws -> SoakPart {
+) throws -> SoakPart? {
   var warmUp: SoakProgress?
   var highest = 0
   var printed = 0
@@ -169,7 +177,8 @@ private func runPart(
     })
   line(end, "  (end)")
   guard let warmUp else {
-    throw WorkbenchError(.failed, "the \(name) soak ended after \(end.frames) frames, before its warm-up")
+    print("\(name): ended (\(end.lastReason)) after \(end.frames) frames, before its warm-up: no verdict")
+    return nil
   }
   highest = max(highest, end.memory.resident, warmUp.memory.resident)
   let part = SoakPart(name: name, warmUp: warmUp, end: end, highest: highest)
