@@ -195,12 +195,9 @@ final class KioskSoak {
     self.logger = logger
   }
 
-  /// Runs sessions until the input ends or, given `wallSeconds`, that
-  /// long has passed, calling `checkpoint` every `checkpointFrames` frames;
-  /// returns where it ended.
-  func run(checkpointFrames: Int, wallSeconds: Double? = nil, checkpoint: (SoakProgress) -> Void) throws
-    -> SoakProgress
-  {
+  /// Runs sessions until the input ends or `checkpoint`, called every
+  /// `checkpointFrames` frames, returns false; returns where it ended.
+  func run(checkpointFrames: Int, checkpoint: (SoakProgress) -> Bool) throws -> SoakProgress {
     var options = RunOptions(
       flow: RunSettings.flowOptions(root + "/examples/card-then-face.lua"),
       input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
@@ -251,15 +248,13 @@ final class KioskSoak {
       let outcome = session.close()
       throw WorkbenchError(.failed, "the soak's session did not start: \(outcome.problems.map(\.message))")
     }
-    let deadline = wallSeconds.map { started + $0 }
     var nextCheckpoint = checkpointFrames
     while true {
       let going = session.step()
       if counter.progress.frames >= nextCheckpoint {
         nextCheckpoint += checkpointFrames
-        checkpoint(progress())
+        guard checkpoint(progress()) else { break }
       }
-      if let deadline, ProcessInfo.processInfo.systemUptime >= deadline { break }
       if going { continue }
       // A session ended. The input ending or failing ends the soak;
       // anything else (the flow passed or failed) starts the next session.

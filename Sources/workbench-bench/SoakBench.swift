@@ -16,9 +16,9 @@
 // least one whole session: the first face description loads dlib's models
 // (about 40 MiB).
 // SOAK_MINUTES (default 120) is the simulated length, SOAK_CAMERA_SECONDS
-// (default 300) the camera's (0 leaves a part out); SOAK_OUT=DIR keeps the
-// outputs there (by default a temporary folder, removed); SOAK_SUMMARY=FILE
-// also writes the figures as JSON.
+// (default 300) how long the camera runs after its warm-up (0 leaves a part
+// out); SOAK_OUT=DIR keeps the outputs there (by default a temporary folder,
+// removed); SOAK_SUMMARY=FILE also writes the figures as JSON.
 import Foundation
 import JSONCore
 import Logging
@@ -121,13 +121,14 @@ func runSoakBenchmarks() throws {
     print()
     print(
       String(
-        format: "camera: the scripted V4L2 device streaming the session's frames at 30 fps in real time for %.0f s",
+        format:
+          "camera: the scripted V4L2 device streaming the session's frames at 30 fps in real time, %.0f s after its warm-up",
         cameraSeconds))
     let soakFolder = folder + "/camera"
     try FileManager.default.createDirectory(atPath: soakFolder, withIntermediateDirectories: true)
     let soak = KioskSoak(root: root, folder: soakFolder, frames: frames, input: .camera, logger: logger)
     if let part = try runPart(
-      "camera", soak, warmUpFrames: Int(warmUpSeconds * KioskFrames.framesPerSecond), checkpointFrames: 30,
+      "camera", soak, warmUpFrames: Int(warmUpSeconds * KioskFrames.framesPerSecond), checkpointFrames: 15,
       printEvery: max(1, Int(cameraSeconds / 10)), wallLimit: cameraSeconds)
     {
       parts.append(part)
@@ -141,7 +142,8 @@ func runSoakBenchmarks() throws {
 }
 
 /// Runs one part, printing its checkpoints and figures; nil when it ended
-/// (interrupted) before its warm-up.
+/// (interrupted) before its warm-up. `wallLimit` is the time it runs after
+/// its warm-up (else it runs to the end of its input).
 private func runPart(
   _ name: String, _ soak: KioskSoak, warmUpFrames: Int, checkpointFrames: Int, printEvery: Int? = nil,
   wallLimit: Double? = nil
@@ -159,22 +161,22 @@ private func runPart(
     // Shown as it happens, also when the output goes to a file.
     fflush(nil)
   }
-  let end = try soak.run(
-    checkpointFrames: checkpointFrames, wallSeconds: wallLimit,
-    checkpoint: { progress in
-      if warmUp == nil, progress.frames >= warmUpFrames, progress.sessions >= 1 {
+  let end = try soak.run(checkpointFrames: checkpointFrames) { progress in
+    guard let warm = warmUp else {
+      if progress.frames >= warmUpFrames, progress.sessions >= 1 {
         warmUp = progress
         line(progress, "  (after the warm-up)")
-        return
       }
-      guard warmUp != nil else { return }
-      highest = max(highest, progress.memory.resident)
-      let interval = printEvery.map { Int(progress.wallSeconds) / $0 } ?? progress.frames / checkpointFrames
-      if interval > printed {
-        printed = interval
-        line(progress, "")
-      }
-    })
+      return true
+    }
+    highest = max(highest, progress.memory.resident)
+    let interval = printEvery.map { Int(progress.wallSeconds) / $0 } ?? progress.frames / checkpointFrames
+    if interval > printed {
+      printed = interval
+      line(progress, "")
+    }
+    return wallLimit.map { progress.wallSeconds - warm.wallSeconds < $0 } ?? true
+  }
   line(end, "  (end)")
   guard let warmUp else {
     print("\(name): ended (\(end.lastReason)) after \(end.frames) frames, before its warm-up: no verdict")
