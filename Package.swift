@@ -190,6 +190,8 @@ let package = Package(
         "Session", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",
+        // The soak streams from the scripted V4L2 device: there is no camera to soak with.
+        "CaptureTesting",
         .product(name: "Logging", package: "swift-log"),
       ]),
 

@@ -6,16 +6,26 @@ import Scripting
 /// always replaces what is there, so the loop gets the newest frame and the
 /// frames it never saw are counted as dropped.
 final class LatestFrameMailbox: @unchecked Sendable {
+  /// How long ``close()`` waits for the capture thread to leave the source:
+  /// a camera delivers a frame or times out a wait (1 s) within it.
+  static let closeWait = 1.5
+
   private let condition = NSCondition()
   private var slot: CapturedFrame?
   private var droppedSinceTake = 0
   private var finished = false
   private var failure: CaptureError?
   private var stopping = false
+  /// The capture thread has returned, and no longer touches the source.
+  private var threadDone = false
+  /// ``close()`` stopped waiting: the capture thread closes the source as it leaves.
+  private var threadCloses = false
   private var thread: Thread?
+  private let box: SourceBox
 
   init(source: any FrameSource) {
     let box = SourceBox(source)
+    self.box = box
     let thread = Thread { [weak self] in self?.run(box.source) }
     thread.name = "workbench-capture"
     self.thread = thread
@@ -28,6 +38,14 @@ final class LatestFrameMailbox: @unchecked Sendable {
   }
 
   private func run(_ source: any FrameSource) {
+    defer {
+      condition.lock()
+      threadDone = true
+      let closes = threadCloses
+      condition.broadcast()
+      condition.unlock()
+      if closes { source.close() }
+    }
     while true {
       condition.lock()
       let stop = stopping
@@ -81,10 +99,19 @@ final class LatestFrameMailbox: @unchecked Sendable {
     return (nil, 0)
   }
 
-  func stop() {
+  /// Stops the capture thread and closes the source once the thread has
+  /// left it, never while it reads: closing a camera unmaps the buffers a
+  /// frame may be being copied from. A thread still waiting on a stalled
+  /// camera after ``closeWait`` closes the source itself on its way out.
+  func close() {
     condition.lock()
     stopping = true
     condition.broadcast()
+    let deadline = Date(timeIntervalSinceNow: Self.closeWait)
+    while !threadDone && condition.wait(until: deadline) {}
+    let done = threadDone
+    if !done { threadCloses = true }
     condition.unlock()
+    if done { box.source.close() }
   }
 }

@@ -154,8 +154,11 @@ final class FrameInput: MeasurementInput {
   }
 
   func close() {
-    mailbox?.stop()
-    source.close()
+    if let mailbox {
+      mailbox.close()
+    } else {
+      source.close()
+    }
   }
 
   static func workbenchError(_ error: CaptureError) -> WorkbenchError {

@@ -11,7 +11,10 @@ let fixtures = "Tests/EndToEndTests/Fixtures"
 
 /// The built `workbench` binary: next to the test bundle (.build/<triple>/debug/),
 /// else .build/debug/workbench under the package root.
-let workbenchBinary: String? = {
+let workbenchBinary: String? = builtExecutable("workbench")
+
+/// A built executable of the package, found as ``workbenchBinary`` is.
+func builtExecutable(_ name: String) -> String? {
   var folders: [URL] = []
   if let first = CommandLine.arguments.first {
     folders.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
@@ -26,11 +29,11 @@ let workbenchBinary: String? = {
   }
   folders.append(URL(fileURLWithPath: packageRoot + "/.build/debug"))
   for folder in folders {
-    let candidate = folder.appendingPathComponent("workbench").path
+    let candidate = folder.appendingPathComponent(name).path
     if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
   }
   return nil
-}()
+}
 
 /// What a finished run of the binary left behind.
 struct Outcome: CustomStringConvertible {
@@ -51,7 +54,8 @@ enum InterruptMask {
   case blocked
 }
 
-/// A running `workbench` process with its output going to files.
+/// A running `workbench` process (or another executable of the package)
+/// with its output going to files.
 final class Launched {
   let process = Process()
   private let stdoutPath: String
@@ -64,9 +68,11 @@ final class Launched {
   init(
     _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked,
     workingDirectory: String = packageRoot, throughPath: Bool = false, environment overrides: [String: String?] = [:],
-    standardOutputPath: String? = nil
+    standardOutputPath: String? = nil, executable: String = "workbench"
   ) throws {
-    let binary = try #require(workbenchBinary, "the workbench binary was not found; run swift build --build-tests")
+    let binary = try #require(
+      executable == "workbench" ? workbenchBinary : builtExecutable(executable),
+      "the \(executable) binary was not found; run swift build --build-tests")
     let id = UUID().uuidString
     stdoutPath = folder.path + "/stdout-\(id).txt"
     stderrPath = folder.path + "/stderr-\(id).txt"

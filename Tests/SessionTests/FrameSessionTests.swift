@@ -184,3 +184,92 @@ struct ScaledDecodingTests {
     #expect(pipeline.lastDecoded.width == 640)
   }
 }
+
+/// A live source whose reads take `readSeconds` (a camera waiting for its
+/// next frame), and which notes being closed in the middle of one: a
+/// camera's buffers are unmapped when it closes, under a frame being copied.
+final class SlowReadingSource: FrameSource, @unchecked Sendable {
+  let info = SourceInfo(kind: "camera", name: "slow")
+  private let jpeg: [UInt8]
+  private let readSeconds: Double
+  private let condition = NSCondition()
+  private var reading = false
+  private var index: Int64 = 0
+  private var closedWhileReadingFlag = false
+  private var closedFlag = false
+
+  init(jpeg: [UInt8], readSeconds: Double) {
+    self.jpeg = jpeg
+    self.readSeconds = readSeconds
+  }
+
+  var closedWhileReading: Bool { locked { closedWhileReadingFlag } }
+  var isClosed: Bool { locked { closedFlag } }
+
+  func next() throws(CaptureError) -> CapturedFrame? {
+    locked {
+      reading = true
+      condition.broadcast()
+    }
+    Thread.sleep(forTimeInterval: readSeconds)
+    return locked {
+      reading = false
+      guard !closedFlag else { return nil }
+      index += 1
+      return CapturedFrame(index: index, t: Double(index) / 30, payload: .jpeg(jpeg))
+    }
+  }
+
+  func close() {
+    locked {
+      if reading { closedWhileReadingFlag = true }
+      closedFlag = true
+    }
+  }
+
+  /// Returns once the capture thread is inside `next()`.
+  func waitUntilReading() {
+    condition.lock()
+    while !reading { condition.wait() }
+    condition.unlock()
+  }
+
+  private func locked<Value>(_ body: () -> Value) -> Value {
+    condition.lock()
+    defer { condition.unlock() }
+    return body()
+  }
+}
+
+@Suite("Closing a live input")
+struct LiveInputCloseTests {
+  func input(_ source: SlowReadingSource) throws -> FrameInput {
+    let graph = try EstimatorGraph(available: BuiltinEstimators.all(), wanted: ["image.width"])
+    return FrameInput(
+      source: source, pipeline: try FramePipeline(graph: graph, schema: MeasurementSchema()), live: true)
+  }
+
+  @Test("closing waits for the capture thread to leave the source, then closes it")
+  func closeWaitsForTheRead() throws {
+    let source = SlowReadingSource(jpeg: try fixtureJPEGs()[0], readSeconds: 0.3)
+    let input = try input(source)
+    source.waitUntilReading()
+    input.close()
+    #expect(source.isClosed)
+    #expect(!source.closedWhileReading)
+  }
+
+  @Test("a capture thread still reading when closing stops waiting closes the source itself once out")
+  func stalledReadClosesOnTheWayOut() throws {
+    let source = SlowReadingSource(
+      jpeg: try fixtureJPEGs()[0], readSeconds: LatestFrameMailbox.closeWait + 0.5)
+    let input = try input(source)
+    source.waitUntilReading()
+    input.close()
+    // Not a timing check: a safety limit on waiting for the thread.
+    let limit = Date(timeIntervalSinceNow: 30)
+    while !source.isClosed && Date() < limit { Thread.sleep(forTimeInterval: 0.05) }
+    #expect(source.isClosed)
+    #expect(!source.closedWhileReading)
+  }
+}
