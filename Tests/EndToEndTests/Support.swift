@@ -62,7 +62,8 @@ final class Launched {
   private let stderrPath: String
 
   /// `throughPath` starts it as a shell would: by name, found on PATH.
-  /// `standardOutputPath` sends its standard output there (`/dev/full`) instead of to a file the outcome reads.
+  /// `standardOutputPath` sends its standard output there (`/dev/full`) instead of to a file the outcome reads;
+  /// `executable` names another built executable of the package to start (the soak benchmark).
   /// `environment` adds to or (with nil) removes from the test runner's
   /// environment; runs check the process-wide ``TestLicense`` unless it says otherwise.
   init(
