@@ -61,13 +61,14 @@ enum XMLTree {
     guard String(validating: data, as: UTF8.self) != nil else {
       throw XMLSyntaxProblem(line: 1, column: 1, message: "the file is not UTF-8 text; save it as UTF-8")
     }
-    // The declaration, if any, is the first line: <?xml version="1.0" encoding="UTF-8"?>
+    // The declaration, if any, opens the file: <?xml version="1.0" encoding="UTF-8"?>.
+    // The whole first line is searched, closed properly or not, since
+    // libxml2 honours an encoding even in a damaged declaration.
     let head = String(decoding: data.prefix(256), as: UTF8.self)
-    guard head.hasPrefix("<?xml") || head.hasPrefix("\u{FEFF}<?xml"),
-      let end = head.range(of: "?>"),
-      let encoding = head[..<end.lowerBound].range(of: "encoding")
-    else { return }
-    let rest = head[encoding.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+    guard head.hasPrefix("<?xml") || head.hasPrefix("\u{FEFF}<?xml") else { return }
+    let end = head.firstIndex(of: "\n") ?? head.endIndex
+    guard let encoding = head[..<end].range(of: "encoding") else { return }
+    let rest = head[encoding.upperBound..<end].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
     let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }
     guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else {
       let column = head.distance(from: head.startIndex, to: encoding.lowerBound) + 1
