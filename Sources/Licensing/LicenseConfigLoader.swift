@@ -26,6 +26,11 @@ public enum LicenseConfigLoader {
   public static func parse(data: Data, path: String) throws(WorkbenchError) -> LicenseConfig {
     let isPlistName = path.lowercased().hasSuffix(".plist")
     if data.starts(with: Array("bplist".utf8)) {
+      if let problem = BinaryPropertyListCheck.problem(in: data) {
+        throw WorkbenchError(
+          .license, "not a valid binary property list: \(problem)", at: SourceLocation(file: path),
+          help: "write it again as XML (plutil -convert xml1), or start from configs/vllicense.plist")
+      }
       return try fromPropertyList(data: data, path: path, keyLines: [:], dictionaryLine: nil)
     }
     if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
