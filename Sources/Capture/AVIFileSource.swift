@@ -162,7 +162,7 @@ struct AVIStructure {
     }
     if header.stream < 0, let otherCodec {
       throw CaptureError(
-        .invalidRecording, source: path, "its video is '\(otherCodec)', not Motion JPEG (MJPG)",
+        .unsupportedFormat, source: path, "its video is '\(otherCodec)', not Motion JPEG (MJPG)",
         help: "convert it: ffmpeg -i \(path) -c:v mjpeg -q:v 3 OUTPUT.avi")
     }
     guard header.stream >= 0 else {

@@ -7,11 +7,14 @@ import Foundation
 #endif
 
 /// Opens recordings of frames: a folder of JPEG files, an MJPEG file, an AVI
-/// with Motion JPEG video or a YUV4MPEG2 file.
+/// with Motion JPEG video, a YUV4MPEG2 file, or any video file FFmpeg reads
+/// (MP4, MOV, MKV, WebM, AVI with other codecs; `VideoFileSource`).
 ///
 /// Frames come out in file order, each with its 0-based position as
 /// `index` and a time `t` in seconds that is the same on every read:
 /// - from the timestamps sidecar when there is one (see `TimestampsSidecar`);
+/// - else, for a video read through FFmpeg, from each frame's presentation
+///   timestamp;
 /// - else from the container's own rate (AVI dwRate/dwScale of the video
 ///   stream, Y4M `F<num>:<den>`), starting at 0;
 /// - else from `fps`, else at 30 frames per second.
@@ -29,13 +32,15 @@ public enum RecordingSource {
     case mjpeg
     case avi
     case y4m
+    /// Any other video file, read through FFmpeg.
+    case video
   }
 
   /// What to tell a user whose file is not one of these.
   static let supportedFormatsHelp =
     "a recording is a folder of .jpg/.jpeg frames, an .mjpeg/.mjpg file (JPEGs one after another), "
-    + "an .avi with MJPG video or a 4:2:0 .y4m file; convert others with e.g. "
-    + "ffmpeg -i INPUT -c:v mjpeg -q:v 3 OUTPUT.avi"
+    + "a 4:2:0 .y4m file, or a video file FFmpeg reads (MP4, MOV, MKV, WebM, AVI); "
+    + "workbench probe FILE says what is in a file"
 
   /// Opens the recording at `path`. `fps` sets the frame rate of a recording
   /// whose container has none (a folder, an MJPEG file); a timestamps
@@ -65,9 +70,35 @@ public enum RecordingSource {
     let context = try RecordingContext(path: path, fps: fps, isFolder: false)
     switch format {
     case .mjpeg: return try MJPEGFileSource(file: file, context: context)
-    case .avi: return try AVIFileSource(file: file, context: context)
+    case .avi:
+      do {
+        return try AVIFileSource(file: file, context: context)
+      } catch  where error.kind == .unsupportedFormat {
+        // An AVI of another codec than Motion JPEG: FFmpeg decodes it.
+        file.close()
+        return try VideoFileSource(path: path, context: context)
+      }
     case .y4m: return try Y4MFileSource(file: file, context: context)
+    case .video:
+      let prefix = try? file.read(at: 0, count: 16)
+      file.close()
+      return try openVideo(path: path, prefix: prefix, context: context)
     case .jpegFolder: preconditionFailure("a file is never a folder")
+    }
+  }
+
+  /// A file none of the built-in readers knows, through FFmpeg; when FFmpeg
+  /// cannot read it either, the error says what its first bytes look like.
+  private static func openVideo(path: String, prefix: [UInt8]?, context: RecordingContext) throws(CaptureError)
+    -> any FrameSource
+  {
+    do {
+      return try VideoFileSource(path: path, context: context)
+    } catch  where error.kind == .invalidRecording && error.help == supportedFormatsHelp {
+      guard let prefix else { throw error }
+      throw CaptureError(
+        .invalidRecording, source: path, "unknown recording format: \(describe(prefix: prefix)); \(error.message)",
+        help: supportedFormatsHelp)
     }
   }
 
@@ -90,10 +121,6 @@ public enum RecordingSource {
     if prefix.starts(with: Array("YUV4MPEG2".utf8)) { return .y4m }
     if prefix.starts(with: MJPEGMarkers.startOfImage) { return .mjpeg }
     switch fileExtension {
-    case "avi":
-      throw CaptureError(
-        .invalidRecording, source: path, "not an AVI file: it does not start with RIFF....AVI",
-        help: supportedFormatsHelp)
     case "y4m":
       throw CaptureError(
         .invalidRecording, source: path, "not a Y4M file: it does not start with YUV4MPEG2",
@@ -107,9 +134,8 @@ public enum RecordingSource {
         .invalidRecording, source: path, "no JPEG image in its first MiB (no FFD8FF start marker)",
         help: supportedFormatsHelp)
     default:
-      throw CaptureError(
-        .invalidRecording, source: path, "unknown recording format: \(describe(prefix: prefix))",
-        help: supportedFormatsHelp)
+      // Decided by content: FFmpeg probes the file.
+      return .video
     }
   }
 

@@ -20,4 +20,9 @@ public enum FrameSources {
       throw FrameInput.workbenchError(error)
     }
   }
+
+  /// A source's error as the error a command reports (exit code 4, the file named).
+  public static func workbenchError(_ error: CaptureError) -> WorkbenchError {
+    FrameInput.workbenchError(error)
+  }
 }

@@ -24,7 +24,7 @@ struct Workbench: ParsableCommand {
     version: WorkbenchVersion.current,
     subcommands: [
       RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
-      DevicesCommand.self, SynthCommand.self,
+      DevicesCommand.self, ProbeCommand.self, SynthCommand.self,
       LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
       GalleryCommand.self,
     ])

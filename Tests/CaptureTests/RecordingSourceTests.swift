@@ -27,13 +27,14 @@ import Testing
       _ = try RecordingSource.open(path: text)
     } throws: { error in
       isError(error, .invalidRecording, path: text, reason: "unknown recording format")
-        && ((error as? CaptureError)?.help ?? "").contains(".avi")
+        && ((error as? CaptureError)?.help ?? "").contains("MP4")
+        && ((error as? CaptureError)?.help ?? "").contains("workbench probe")
     }
     let mp4 = folder.file("clip.mp4")
     try RecordingTestData.write([0, 0, 0, 0x20] + Array("ftypisom".utf8) + [UInt8](repeating: 0, count: 20), to: mp4)
     #expect {
       _ = try RecordingSource.open(path: mp4)
-    } throws: { isError($0, .invalidRecording, path: mp4, reason: "MP4") }
+    } throws: { isError($0, .invalidRecording, path: mp4, reason: "moov") }
   }
 
   @Test func aNameThatLiesAboutTheFormatIsAnError() throws {
@@ -42,7 +43,7 @@ import Testing
     let avi = try folder.write("fake.avi", "not a RIFF file at all")
     #expect {
       _ = try RecordingSource.open(path: avi)
-    } throws: { isError($0, .invalidRecording, path: avi, reason: "not an AVI") }
+    } throws: { isError($0, .invalidRecording, path: avi, reason: "unknown recording format") }
     let y4m = try folder.write("fake.y4m", "not a Y4M file")
     #expect {
       _ = try RecordingSource.open(path: y4m)

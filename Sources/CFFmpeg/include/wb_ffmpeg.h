@@ -1,0 +1,117 @@
+/* Video files through FFmpeg's libraries (Debian's libavformat, libavcodec,
+ * libswscale 5.1). FFmpeg's structures change between versions and its
+ * error codes are macros Swift cannot import: this shim keeps them on the C
+ * side and gives Swift one opaque reader with fixed-size results.
+ *
+ * Frames come out as 8-bit 4:2:0 planes (Y, then U, then V, rows tightly
+ * packed), in full range (0-255, as JPEG), already turned upright when the
+ * file carries a rotation (a display matrix), so that every estimator sees
+ * what a player shows. */
+#ifndef WB_FFMPEG_H
+#define WB_FFMPEG_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* What wb_video_open returns. */
+enum {
+  WB_VIDEO_OK = 0,
+  /* FFmpeg cannot read the file as any container it knows. */
+  WB_VIDEO_NOT_MEDIA = 1,
+  /* A container without a video stream (audio only, subtitles...). */
+  WB_VIDEO_NO_VIDEO = 2,
+  /* A video stream whose codec this build of FFmpeg cannot decode. */
+  WB_VIDEO_NO_DECODER = 3,
+  /* The decoder would not start (unsupported profile, bad parameters). */
+  WB_VIDEO_DECODER_FAILED = 4,
+  /* The file could not be opened or read (permissions, I/O). */
+  WB_VIDEO_UNREADABLE = 5,
+  /* A frame size that is zero or larger than WB_VIDEO_MAXIMUM_SIDE. */
+  WB_VIDEO_BAD_SIZE = 6,
+  WB_VIDEO_NO_MEMORY = 7
+};
+
+/* What wb_video_read_frame and wb_video_read_packet return. */
+enum {
+  WB_VIDEO_END = 0,
+  WB_VIDEO_FRAME = 1,
+  /* A frame (or packet) that could not be decoded: skipped, reading goes on. */
+  WB_VIDEO_DAMAGED = 2,
+  /* Reading cannot go on. */
+  WB_VIDEO_ERROR = -1
+};
+
+/* The widest or tallest frame accepted, pixels. */
+#define WB_VIDEO_MAXIMUM_SIDE 16384
+
+typedef struct wb_video wb_video;
+
+typedef struct wb_video_info {
+  /* The frames as they come out: after rotation. */
+  int width;
+  int height;
+  /* The frames as stored in the file. */
+  int stored_width;
+  int stored_height;
+  /* Degrees clockwise the stored frames are turned to stand upright
+   * (0, 90, 180 or 270), from the stream's display matrix. */
+  int rotation;
+  /* The display matrix also mirrors the picture (not applied). */
+  int mirrored;
+  /* Frames the container declares; -1 when it does not say. */
+  long long frame_count;
+  /* Seconds; negative when unknown. */
+  double duration;
+  double start_time;
+  /* Frames per second the container states (average and nominal); 0 when unknown. */
+  double average_rate;
+  double nominal_rate;
+  /* Seconds per tick of the stream's timestamps. */
+  double time_base;
+  long long bit_rate;
+  int stream_index;
+  int video_streams;
+  int audio_streams;
+  int other_streams;
+  /* Whether this build has a decoder for the video codec. */
+  int decodable;
+  /* The stream says its luma uses the full 0-255 range (JPEG) rather than 16-235. */
+  int full_range;
+  char container[64];
+  char container_long[128];
+  char codec[32];
+  char codec_long[128];
+  char profile[48];
+  char pixel_format[32];
+} wb_video_info;
+
+/* Opens `path` and its best video stream. With `decode` 0 the decoder is not
+ * started (to describe a file this build cannot decode); wb_video_read_packet
+ * still works. `threads` is the decoder's thread count (1 keeps decoding on
+ * the caller's thread). On failure, `message` says why in FFmpeg's words. */
+int wb_video_open(const char *path, int decode, int threads, wb_video **reader, wb_video_info *info, char *message,
+                  size_t message_size);
+
+/* Bytes of one frame as wb_video_read_frame writes it. */
+size_t wb_video_frame_bytes(const wb_video *reader);
+
+/* Decodes the next frame into `destination` (wb_video_frame_bytes bytes),
+ * with its presentation time in seconds (`best_effort_timestamp` × the
+ * stream's time base) and in ticks. `has_time` is 0 when the file gave the
+ * frame no timestamp. DAMAGED says why in `message` and writes no pixels. */
+int wb_video_read_frame(wb_video *reader, uint8_t *destination, size_t capacity, double *seconds, long long *ticks,
+                        int *has_time, char *message, size_t message_size);
+
+/* The next packet of the video stream without decoding it: its presentation
+ * time (has_time 0 when it has none), whether it is a key frame, and its
+ * size. For describing a file quickly. */
+int wb_video_read_packet(wb_video *reader, double *seconds, int *has_time, int *keyframe, int *size, char *message,
+                         size_t message_size);
+
+/* Damaged frames and packets so far. */
+long long wb_video_damaged_count(const wb_video *reader);
+
+void wb_video_close(wb_video *reader);
+
+/* The libraries' versions, "libavformat 59.27.100, ...". */
+const char *wb_ffmpeg_versions(void);
+#endif

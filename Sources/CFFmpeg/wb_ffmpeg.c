@@ -1,0 +1,488 @@
+#include "wb_ffmpeg.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The demuxers a recording may be read with, by FFmpeg's names. */
+#define WB_VIDEO_CONTAINERS "mov,matroska,webm,avi,mpegts,mpeg,flv,asf,h264,hevc,ivf,m4v,mjpeg,nut,obu,gif"
+
+struct wb_video {
+  AVFormatContext *format;
+  AVCodecContext *decoder;
+  AVStream *stream;
+  AVPacket *packet;
+  AVFrame *frame;
+  struct SwsContext *scaler;
+  /* The scaler's output when the decoder's format is not 4:2:0 planar. */
+  uint8_t *converted[4];
+  int converted_stride[4];
+  int converted_width, converted_height, converted_format;
+  wb_video_info info;
+  /* The decoder was sent the end of the stream and is being drained. */
+  int draining;
+  long long damaged;
+  /* The last frame's time, for frames without one. */
+  double last_seconds;
+  int has_last;
+  uint8_t luma_range[256];
+  uint8_t chroma_range[256];
+};
+
+/* FFmpeg logs through one global callback. Nothing is printed: the last
+ * error of each thread is kept, so that a failure's message can say what
+ * FFmpeg said about it ("moov atom not found"). */
+static _Thread_local char last_log[256];
+
+static void keep_last_error(void *context, int level, const char *format, va_list arguments) {
+  (void)context;
+  if (level > AV_LOG_ERROR) return;
+  char line[256];
+  vsnprintf(line, sizeof line, format, arguments);
+  size_t length = strlen(line);
+  while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == ' ')) line[--length] = 0;
+  if (length > 0) memcpy(last_log, line, length + 1);
+}
+
+static pthread_once_t logging_once = PTHREAD_ONCE_INIT;
+
+static void route_logging(void) {
+  if (getenv("WORKBENCH_FFMPEG_LOG") == NULL) av_log_set_callback(keep_last_error);
+}
+
+static void say(char *message, size_t size, const char *text, int error) {
+  if (message == NULL || size == 0) return;
+  char reason[AV_ERROR_MAX_STRING_SIZE] = "";
+  if (error < 0) av_strerror(error, reason, sizeof reason);
+  if (last_log[0] != 0 && error < 0)
+    snprintf(message, size, "%s: %s (%s)", text, reason, last_log);
+  else if (last_log[0] != 0)
+    snprintf(message, size, "%s (%s)", text, last_log);
+  else if (error < 0)
+    snprintf(message, size, "%s: %s", text, reason);
+  else
+    snprintf(message, size, "%s", text);
+  last_log[0] = 0;
+}
+
+static void copy_name(char *destination, size_t size, const char *name) {
+  snprintf(destination, size, "%s", name ? name : "");
+}
+
+static int is_full_range(const AVCodecParameters *parameters) {
+  if (parameters->color_range == AVCOL_RANGE_JPEG) return 1;
+  switch (parameters->format) {
+  case AV_PIX_FMT_YUVJ420P:
+  case AV_PIX_FMT_YUVJ422P:
+  case AV_PIX_FMT_YUVJ444P:
+  case AV_PIX_FMT_YUVJ440P:
+  case AV_PIX_FMT_YUVJ411P:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Degrees clockwise that turn the stored picture upright, as ffmpeg's own
+ * autorotation reads the display matrix. */
+static int rotation_of(const AVStream *stream, int *mirrored) {
+  *mirrored = 0;
+  const int32_t *matrix = (const int32_t *)av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+  if (matrix == NULL) return 0;
+  double theta = -av_display_rotation_get(matrix);
+  if (isnan(theta)) return 0;
+  theta -= 360 * floor(theta / 360 + 0.9 / 360);
+  /* A negative determinant is a mirror image. */
+  double determinant = (double)matrix[0] * matrix[4] - (double)matrix[1] * matrix[3];
+  *mirrored = determinant < 0;
+  if (fabs(theta - 90) < 1) return 90;
+  if (fabs(theta - 180) < 1) return 180;
+  if (fabs(theta - 270) < 1) return 270;
+  return 0;
+}
+
+static void fill_range_tables(wb_video *video) {
+  for (int value = 0; value < 256; value++) {
+    if (video->info.full_range) {
+      video->luma_range[value] = (uint8_t)value;
+      video->chroma_range[value] = (uint8_t)value;
+      continue;
+    }
+    /* 16-235 luma and 16-240 chroma to 0-255, rounded, as JPEG stores them. */
+    long luma = lround((value - 16) * 255.0 / 219.0);
+    long chroma = lround((value - 128) * 255.0 / 224.0 + 128);
+    video->luma_range[value] = (uint8_t)(luma < 0 ? 0 : luma > 255 ? 255 : luma);
+    video->chroma_range[value] = (uint8_t)(chroma < 0 ? 0 : chroma > 255 ? 255 : chroma);
+  }
+}
+
+int wb_video_open(const char *path, int decode, int threads, wb_video **reader, wb_video_info *info, char *message,
+                  size_t message_size) {
+  pthread_once(&logging_once, route_logging);
+  last_log[0] = 0;
+  *reader = NULL;
+  wb_video *video = calloc(1, sizeof *video);
+  if (video == NULL) return WB_VIDEO_NO_MEMORY;
+  /* Video containers only: FFmpeg would otherwise read a text file as ANSI
+   * art (tty), or follow a playlist (hls, concat) to other files and URLs. */
+  AVDictionary *options = NULL;
+  av_dict_set(&options, "format_whitelist", WB_VIDEO_CONTAINERS, 0);
+  av_dict_set(&options, "protocol_whitelist", "file", 0);
+  int status = avformat_open_input(&video->format, path, NULL, &options);
+  av_dict_free(&options);
+  if (status < 0 && strstr(last_log, "not on whitelist") != NULL) {
+    last_log[0] = 0;
+    say(message, message_size, "it is not a video container workbench reads", 0);
+    free(video);
+    return WB_VIDEO_NOT_MEDIA;
+  }
+  if (status < 0) {
+    say(message, message_size, "FFmpeg cannot read it as a video file", status);
+    free(video);
+    return status == AVERROR(EACCES) || status == AVERROR(EIO) || status == AVERROR(ENOENT) ? WB_VIDEO_UNREADABLE
+                                                                                            : WB_VIDEO_NOT_MEDIA;
+  }
+  status = avformat_find_stream_info(video->format, NULL);
+  if (status < 0) {
+    say(message, message_size, "FFmpeg could not find the streams in it", status);
+    wb_video_close(video);
+    return WB_VIDEO_NOT_MEDIA;
+  }
+  wb_video_info *out = &video->info;
+  out->stream_index = -1;
+  for (unsigned index = 0; index < video->format->nb_streams; index++) {
+    const AVStream *stream = video->format->streams[index];
+    switch (stream->codecpar->codec_type) {
+    case AVMEDIA_TYPE_VIDEO:
+      /* Cover art in an audio file is a picture, not a video. */
+      if (stream->disposition & AV_DISPOSITION_ATTACHED_PIC) {
+        out->other_streams++;
+        break;
+      }
+      out->video_streams++;
+      if (out->stream_index < 0 || stream->disposition & AV_DISPOSITION_DEFAULT) {
+        if (out->stream_index < 0 || !(video->format->streams[out->stream_index]->disposition & AV_DISPOSITION_DEFAULT))
+          out->stream_index = (int)index;
+      }
+      break;
+    case AVMEDIA_TYPE_AUDIO:
+      out->audio_streams++;
+      break;
+    default:
+      out->other_streams++;
+      break;
+    }
+  }
+  copy_name(out->container, sizeof out->container, video->format->iformat->name);
+  copy_name(out->container_long, sizeof out->container_long, video->format->iformat->long_name);
+  out->duration = video->format->duration != AV_NOPTS_VALUE ? video->format->duration / (double)AV_TIME_BASE : -1;
+  out->bit_rate = video->format->bit_rate;
+  if (out->stream_index < 0) {
+    say(message, message_size, "it has no video stream", 0);
+    *info = *out;
+    wb_video_close(video);
+    return WB_VIDEO_NO_VIDEO;
+  }
+  AVStream *stream = video->format->streams[out->stream_index];
+  video->stream = stream;
+  /* Only the chosen stream's packets are wanted. */
+  for (unsigned index = 0; index < video->format->nb_streams; index++)
+    if ((int)index != out->stream_index) video->format->streams[index]->discard = AVDISCARD_ALL;
+  const AVCodecParameters *parameters = stream->codecpar;
+  const AVCodecDescriptor *descriptor = avcodec_descriptor_get(parameters->codec_id);
+  copy_name(out->codec, sizeof out->codec, descriptor ? descriptor->name : avcodec_get_name(parameters->codec_id));
+  copy_name(out->codec_long, sizeof out->codec_long, descriptor ? descriptor->long_name : "");
+  copy_name(out->profile, sizeof out->profile, avcodec_profile_name(parameters->codec_id, parameters->profile));
+  copy_name(out->pixel_format, sizeof out->pixel_format, av_get_pix_fmt_name(parameters->format));
+  out->stored_width = parameters->width;
+  out->stored_height = parameters->height;
+  out->rotation = rotation_of(stream, &out->mirrored);
+  int turned = out->rotation == 90 || out->rotation == 270;
+  out->width = turned ? parameters->height : parameters->width;
+  out->height = turned ? parameters->width : parameters->height;
+  out->frame_count = stream->nb_frames > 0 ? stream->nb_frames : -1;
+  out->time_base = av_q2d(stream->time_base);
+  if (stream->duration != AV_NOPTS_VALUE && stream->duration > 0) out->duration = stream->duration * out->time_base;
+  out->start_time = stream->start_time != AV_NOPTS_VALUE ? stream->start_time * out->time_base : 0;
+  out->average_rate = stream->avg_frame_rate.den > 0 ? av_q2d(stream->avg_frame_rate) : 0;
+  out->nominal_rate = stream->r_frame_rate.den > 0 ? av_q2d(stream->r_frame_rate) : 0;
+  out->full_range = is_full_range(parameters);
+  const AVCodec *codec = avcodec_find_decoder(parameters->codec_id);
+  out->decodable = codec != NULL;
+  *info = *out;
+  if (!decode) {
+    video->packet = av_packet_alloc();
+    if (video->packet == NULL) {
+      wb_video_close(video);
+      return WB_VIDEO_NO_MEMORY;
+    }
+    *reader = video;
+    return WB_VIDEO_OK;
+  }
+  if (parameters->width <= 0 || parameters->height <= 0 || parameters->width > WB_VIDEO_MAXIMUM_SIDE ||
+      parameters->height > WB_VIDEO_MAXIMUM_SIDE) {
+    snprintf(message, message_size, "its video is %d×%d pixels; frames from 1 to %d pixels a side are read",
+             parameters->width, parameters->height, WB_VIDEO_MAXIMUM_SIDE);
+    wb_video_close(video);
+    return WB_VIDEO_BAD_SIZE;
+  }
+  if (codec == NULL) {
+    snprintf(message, message_size, "this build of FFmpeg has no decoder for its video codec (%s)", out->codec);
+    wb_video_close(video);
+    return WB_VIDEO_NO_DECODER;
+  }
+  video->decoder = avcodec_alloc_context3(codec);
+  video->packet = av_packet_alloc();
+  video->frame = av_frame_alloc();
+  if (video->decoder == NULL || video->packet == NULL || video->frame == NULL) {
+    wb_video_close(video);
+    return WB_VIDEO_NO_MEMORY;
+  }
+  status = avcodec_parameters_to_context(video->decoder, parameters);
+  if (status >= 0) {
+    video->decoder->thread_count = threads > 0 ? threads : 1;
+    video->decoder->pkt_timebase = stream->time_base;
+    status = avcodec_open2(video->decoder, codec, NULL);
+  }
+  if (status < 0) {
+    say(message, message_size, "the video decoder would not start", status);
+    wb_video_close(video);
+    return WB_VIDEO_DECODER_FAILED;
+  }
+  fill_range_tables(video);
+  *reader = video;
+  return WB_VIDEO_OK;
+}
+
+size_t wb_video_frame_bytes(const wb_video *video) {
+  size_t width = (size_t)video->info.width, height = (size_t)video->info.height;
+  return width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2);
+}
+
+/* Copies one plane of `width`×`height` into tightly packed rows, turned
+ * `rotation` degrees clockwise, through a value table (range expansion). */
+static void put_plane(const uint8_t *source, int stride, int width, int height, uint8_t *destination, int rotation,
+                      const uint8_t *table) {
+  switch (rotation) {
+  case 90:
+    /* (x, y) goes to (height - 1 - y, x) in a picture `height` wide. */
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = source + (size_t)y * stride;
+      uint8_t *column = destination + (height - 1 - y);
+      for (int x = 0; x < width; x++) column[(size_t)x * height] = table[row[x]];
+    }
+    break;
+  case 180:
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = source + (size_t)y * stride;
+      uint8_t *out = destination + (size_t)(height - 1 - y) * width;
+      for (int x = 0; x < width; x++) out[width - 1 - x] = table[row[x]];
+    }
+    break;
+  case 270:
+    /* (x, y) goes to (y, width - 1 - x). */
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = source + (size_t)y * stride;
+      for (int x = 0; x < width; x++) destination[(size_t)(width - 1 - x) * height + y] = table[row[x]];
+    }
+    break;
+  default:
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = source + (size_t)y * stride;
+      uint8_t *out = destination + (size_t)y * width;
+      for (int x = 0; x < width; x++) out[x] = table[row[x]];
+    }
+    break;
+  }
+}
+
+static int is_planar_420(int format) { return format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P; }
+
+/* The decoded frame as full-range 4:2:0 planes in `destination`, upright. */
+static int deliver(wb_video *video, uint8_t *destination, char *message, size_t message_size) {
+  AVFrame *frame = video->frame;
+  const uint8_t *planes[3] = {frame->data[0], frame->data[1], frame->data[2]};
+  int strides[3] = {frame->linesize[0], frame->linesize[1], frame->linesize[2]};
+  int width = frame->width, height = frame->height;
+  if (width != video->info.stored_width || height != video->info.stored_height) {
+    snprintf(message, message_size, "a frame of %d×%d in a video of %d×%d", width, height, video->info.stored_width,
+             video->info.stored_height);
+    return WB_VIDEO_DAMAGED;
+  }
+  if (!is_planar_420(frame->format)) {
+    /* swscale only where the decoder's format is not already 4:2:0 planar;
+     * it keeps the range (a J format stays full range). */
+    enum AVPixelFormat target = video->info.full_range ? AV_PIX_FMT_YUVJ420P : AV_PIX_FMT_YUV420P;
+    if (video->converted[0] == NULL || video->converted_width != width || video->converted_height != height ||
+        video->converted_format != frame->format) {
+      av_freep(&video->converted[0]);
+      if (av_image_alloc(video->converted, video->converted_stride, width, height, target, 32) < 0) {
+        snprintf(message, message_size, "out of memory converting a %d×%d frame", width, height);
+        return WB_VIDEO_ERROR;
+      }
+      video->converted_width = width;
+      video->converted_height = height;
+      video->converted_format = frame->format;
+    }
+    video->scaler = sws_getCachedContext(video->scaler, width, height, frame->format, width, height, target,
+                                         SWS_BILINEAR, NULL, NULL, NULL);
+    if (video->scaler == NULL) {
+      snprintf(message, message_size, "cannot convert frames of pixel format %s",
+               av_get_pix_fmt_name(frame->format) ? av_get_pix_fmt_name(frame->format) : "unknown");
+      return WB_VIDEO_ERROR;
+    }
+    sws_scale(video->scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, height, video->converted,
+              video->converted_stride);
+    for (int plane = 0; plane < 3; plane++) {
+      planes[plane] = video->converted[plane];
+      strides[plane] = video->converted_stride[plane];
+    }
+  }
+  int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+  uint8_t *luma = destination;
+  uint8_t *blue = luma + (size_t)width * height;
+  uint8_t *red = blue + (size_t)chroma_width * chroma_height;
+  int rotation = video->info.rotation;
+  put_plane(planes[0], strides[0], width, height, luma, rotation, video->luma_range);
+  put_plane(planes[1], strides[1], chroma_width, chroma_height, blue, rotation, video->chroma_range);
+  put_plane(planes[2], strides[2], chroma_width, chroma_height, red, rotation, video->chroma_range);
+  return WB_VIDEO_FRAME;
+}
+
+static void time_of_frame(wb_video *video, double *seconds, long long *ticks, int *has_time) {
+  int64_t timestamp = video->frame->best_effort_timestamp;
+  if (timestamp == AV_NOPTS_VALUE) timestamp = video->frame->pts;
+  if (timestamp != AV_NOPTS_VALUE) {
+    *ticks = timestamp;
+    *seconds = timestamp * video->info.time_base;
+    *has_time = 1;
+  } else {
+    double rate = video->info.average_rate > 0 ? video->info.average_rate : video->info.nominal_rate;
+    *ticks = 0;
+    *seconds = video->has_last ? video->last_seconds + (rate > 0 ? 1 / rate : 1.0 / 30) : 0;
+    *has_time = 0;
+  }
+  video->last_seconds = *seconds;
+  video->has_last = 1;
+}
+
+int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, double *seconds, long long *ticks,
+                        int *has_time, char *message, size_t message_size) {
+  if (video->decoder == NULL) {
+    snprintf(message, message_size, "the reader was opened without its decoder");
+    return WB_VIDEO_ERROR;
+  }
+  if (capacity < wb_video_frame_bytes(video)) {
+    snprintf(message, message_size, "a frame needs %zu bytes, the buffer has %zu", wb_video_frame_bytes(video),
+             capacity);
+    return WB_VIDEO_ERROR;
+  }
+  last_log[0] = 0;
+  for (;;) {
+    int status = avcodec_receive_frame(video->decoder, video->frame);
+    if (status == 0) {
+      time_of_frame(video, seconds, ticks, has_time);
+      int result;
+      if (video->frame->decode_error_flags != 0 || video->frame->flags & AV_FRAME_FLAG_CORRUPT) {
+        say(message, message_size, "the decoder reported a damaged frame", 0);
+        result = WB_VIDEO_DAMAGED;
+      } else {
+        result = deliver(video, destination, message, message_size);
+      }
+      av_frame_unref(video->frame);
+      if (result == WB_VIDEO_DAMAGED) video->damaged++;
+      return result;
+    }
+    if (status == AVERROR_EOF) return WB_VIDEO_END;
+    if (status != AVERROR(EAGAIN)) {
+      say(message, message_size, "the decoder failed", status);
+      return WB_VIDEO_ERROR;
+    }
+    if (video->draining) return WB_VIDEO_END;
+    status = av_read_frame(video->format, video->packet);
+    if (status < 0) {
+      /* The end, or a file cut short: the decoder gives what it holds. */
+      video->draining = 1;
+      avcodec_send_packet(video->decoder, NULL);
+      if (status != AVERROR_EOF) {
+        video->damaged++;
+        say(message, message_size, "reading stopped before the end of the file", status);
+        return WB_VIDEO_DAMAGED;
+      }
+      continue;
+    }
+    if (video->packet->stream_index != video->info.stream_index) {
+      av_packet_unref(video->packet);
+      continue;
+    }
+    status = avcodec_send_packet(video->decoder, video->packet);
+    av_packet_unref(video->packet);
+    if (status < 0 && status != AVERROR(EAGAIN)) {
+      video->damaged++;
+      say(message, message_size, "a frame could not be decoded", status);
+      return WB_VIDEO_DAMAGED;
+    }
+  }
+}
+
+int wb_video_read_packet(wb_video *video, double *seconds, int *has_time, int *keyframe, int *size, char *message,
+                         size_t message_size) {
+  last_log[0] = 0;
+  for (;;) {
+    int status = av_read_frame(video->format, video->packet);
+    if (status == AVERROR_EOF) return WB_VIDEO_END;
+    if (status < 0) {
+      video->damaged++;
+      say(message, message_size, "reading stopped before the end of the file", status);
+      return WB_VIDEO_DAMAGED;
+    }
+    if (video->packet->stream_index != video->info.stream_index) {
+      av_packet_unref(video->packet);
+      continue;
+    }
+    int64_t timestamp = video->packet->pts;
+    *has_time = timestamp != AV_NOPTS_VALUE;
+    *seconds = *has_time ? timestamp * video->info.time_base : 0;
+    *keyframe = (video->packet->flags & AV_PKT_FLAG_KEY) != 0;
+    *size = video->packet->size;
+    av_packet_unref(video->packet);
+    return WB_VIDEO_FRAME;
+  }
+}
+
+long long wb_video_damaged_count(const wb_video *video) { return video->damaged; }
+
+void wb_video_close(wb_video *video) {
+  if (video == NULL) return;
+  sws_freeContext(video->scaler);
+  av_freep(&video->converted[0]);
+  av_frame_free(&video->frame);
+  av_packet_free(&video->packet);
+  avcodec_free_context(&video->decoder);
+  avformat_close_input(&video->format);
+  free(video);
+}
+
+static char versions_text[160];
+
+static void fill_versions(void) {
+  unsigned format = avformat_version(), codec = avcodec_version(), scale = swscale_version();
+  snprintf(versions_text, sizeof versions_text, "libavformat %u.%u.%u, libavcodec %u.%u.%u, libswscale %u.%u.%u",
+           AV_VERSION_MAJOR(format), AV_VERSION_MINOR(format), AV_VERSION_MICRO(format), AV_VERSION_MAJOR(codec),
+           AV_VERSION_MINOR(codec), AV_VERSION_MICRO(codec), AV_VERSION_MAJOR(scale), AV_VERSION_MINOR(scale),
+           AV_VERSION_MICRO(scale));
+}
+
+const char *wb_ffmpeg_versions(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, fill_versions);
+  return versions_text;
+}

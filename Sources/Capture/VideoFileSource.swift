@@ -1,0 +1,396 @@
+import CFFmpeg
+import Foundation
+import Imaging
+
+/// What FFmpeg says about a video file before any frame is decoded.
+public struct VideoFileDescription: Sendable, Equatable {
+  /// FFmpeg's name of the container ("mov,mp4,m4a,3gp,3g2,mj2") and its long name.
+  public var container: String
+  public var containerLongName: String
+  public var codec: String
+  public var codecLongName: String
+  public var profile: String?
+  public var pixelFormat: String?
+  /// The frames as they come out of the reader: turned upright.
+  public var width: Int
+  public var height: Int
+  /// The frames as stored in the file.
+  public var storedWidth: Int
+  public var storedHeight: Int
+  /// Degrees clockwise the stored frames are turned (0, 90, 180, 270).
+  public var rotation: Int
+  /// The display matrix mirrors the picture too; mirroring is not applied.
+  public var mirrored: Bool
+  /// Frames the container declares.
+  public var declaredFrames: Int?
+  /// Seconds, when the container says.
+  public var duration: Double?
+  public var averageRate: Double?
+  public var nominalRate: Double?
+  public var bitRate: Int?
+  public var videoStreams: Int
+  public var audioStreams: Int
+  public var otherStreams: Int
+  /// This build has a decoder for the codec.
+  public var decodable: Bool
+  /// Luma uses 0-255 (JPEG) rather than 16-235; the reader gives full range either way.
+  public var fullRange: Bool
+
+  init(_ info: wb_video_info) {
+    container = Self.text(info.container)
+    containerLongName = Self.text(info.container_long)
+    codec = Self.text(info.codec)
+    codecLongName = Self.text(info.codec_long)
+    let profile = Self.text(info.profile)
+    self.profile = profile.isEmpty ? nil : profile
+    let pixelFormat = Self.text(info.pixel_format)
+    self.pixelFormat = pixelFormat.isEmpty ? nil : pixelFormat
+    width = Int(info.width)
+    height = Int(info.height)
+    storedWidth = Int(info.stored_width)
+    storedHeight = Int(info.stored_height)
+    rotation = Int(info.rotation)
+    mirrored = info.mirrored != 0
+    declaredFrames = info.frame_count >= 0 ? Int(info.frame_count) : nil
+    duration = info.duration >= 0 ? info.duration : nil
+    averageRate = info.average_rate > 0 ? info.average_rate : nil
+    nominalRate = info.nominal_rate > 0 ? info.nominal_rate : nil
+    bitRate = info.bit_rate > 0 ? Int(info.bit_rate) : nil
+    videoStreams = Int(info.video_streams)
+    audioStreams = Int(info.audio_streams)
+    otherStreams = Int(info.other_streams)
+    decodable = info.decodable != 0
+    fullRange = info.full_range != 0
+  }
+
+  /// A fixed-size C character array as a String.
+  static func text<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      let end = bytes.firstIndex(of: 0) ?? bytes.count
+      return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+  }
+}
+
+/// One opened FFmpeg reader and the calls that go through it. Not shared
+/// between threads: the decode thread owns it once reading starts.
+final class VideoFileReader {
+  let path: String
+  let description: VideoFileDescription
+  let frameBytes: Int
+  private var handle: OpaquePointer?
+  private var messageBuffer = [CChar](repeating: 0, count: 512)
+
+  /// Opens `path`; `decode` false only describes it (and reads packets).
+  init(path: String, decode: Bool) throws(CaptureError) {
+    self.path = path
+    var handle: OpaquePointer?
+    var info = wb_video_info()
+    let status = messageBuffer.withUnsafeMutableBufferPointer { message in
+      wb_video_open(path, decode ? 1 : 0, 1, &handle, &info, message.baseAddress, message.count)
+    }
+    let message = String(cString: messageBuffer)
+    guard Int(status) == WB_VIDEO_OK, let handle else {
+      throw Self.openError(path: path, status: Int(status), message: message, info: info)
+    }
+    self.handle = handle
+    description = VideoFileDescription(info)
+    frameBytes = Int(wb_video_frame_bytes(handle))
+  }
+
+  deinit { close() }
+
+  func close() {
+    guard let handle else { return }
+    wb_video_close(handle)
+    self.handle = nil
+  }
+
+  enum Read {
+    case frame(seconds: Double, ticks: Int64, hasTime: Bool)
+    case damaged(String)
+    case end
+  }
+
+  /// Decodes the next frame into `buffer` (a yuv420p image of the reader's size).
+  func readFrame(into buffer: ImageBuffer) throws(CaptureError) -> Read {
+    guard let handle else { return .end }
+    buffer.reshape(width: description.width, height: description.height, format: .yuv420p)
+    var seconds = 0.0
+    var ticks: Int64 = 0
+    var hasTime: Int32 = 0
+    let status = messageBuffer.withUnsafeMutableBufferPointer { message in
+      wb_video_read_frame(
+        handle, buffer.pixels, buffer.capacity, &seconds, &ticks, &hasTime, message.baseAddress, message.count)
+    }
+    switch Int(status) {
+    case WB_VIDEO_FRAME: return .frame(seconds: seconds, ticks: ticks, hasTime: hasTime != 0)
+    case WB_VIDEO_DAMAGED: return .damaged(String(cString: messageBuffer))
+    case WB_VIDEO_END: return .end
+    default:
+      throw CaptureError(
+        .unreadableFile, source: path, String(cString: messageBuffer),
+        help: "check that the file is whole; workbench probe \(path) says what is in it")
+    }
+  }
+
+  enum Packet {
+    case packet(seconds: Double?, keyframe: Bool, size: Int)
+    case damaged(String)
+    case end
+  }
+
+  /// The next packet of the video stream, not decoded.
+  func readPacket() -> Packet {
+    guard let handle else { return .end }
+    var seconds = 0.0
+    var hasTime: Int32 = 0
+    var keyframe: Int32 = 0
+    var size: Int32 = 0
+    let status = messageBuffer.withUnsafeMutableBufferPointer { message in
+      wb_video_read_packet(handle, &seconds, &hasTime, &keyframe, &size, message.baseAddress, message.count)
+    }
+    switch Int(status) {
+    case WB_VIDEO_FRAME: return .packet(seconds: hasTime != 0 ? seconds : nil, keyframe: keyframe != 0, size: Int(size))
+    case WB_VIDEO_DAMAGED: return .damaged(String(cString: messageBuffer))
+    default: return .end
+    }
+  }
+
+  var damagedCount: Int { handle.map { Int(wb_video_damaged_count($0)) } ?? 0 }
+
+  /// "libavformat 59.27.100, libavcodec 59.37.100, libswscale 6.7.100".
+  static var libraryVersions: String { String(cString: wb_ffmpeg_versions()) }
+
+  static func openError(path: String, status: Int, message: String, info: wb_video_info) -> CaptureError {
+    switch status {
+    case WB_VIDEO_NO_VIDEO:
+      let audio = Int(info.audio_streams)
+      let what =
+        audio > 0
+        ? "it has no video stream (\(audio) audio stream\(audio == 1 ? "" : "s") only)"
+        : "it has no video stream"
+      return CaptureError(
+        .invalidRecording, source: path, what, help: "give a file with video; workbench probe \(path) lists its streams"
+      )
+    case WB_VIDEO_NO_DECODER:
+      return CaptureError(
+        .unsupportedFormat, source: path, message,
+        help: "convert it to H.264: ffmpeg -i \(path) -c:v libx264 -crf 18 OUTPUT.mp4")
+    case WB_VIDEO_DECODER_FAILED, WB_VIDEO_BAD_SIZE:
+      return CaptureError(
+        .unsupportedFormat, source: path, message,
+        help: "convert it to H.264: ffmpeg -i \(path) -c:v libx264 -crf 18 OUTPUT.mp4")
+    case WB_VIDEO_UNREADABLE:
+      return CaptureError(.unreadableFile, source: path, message, help: "check the path and the file's permissions")
+    case WB_VIDEO_NO_MEMORY:
+      return CaptureError(.io, source: path, "out of memory opening the video")
+    default:
+      // A cut MP4 or MOV loses its index (moov), which is written last.
+      if message.contains("moov atom not found") {
+        return CaptureError(
+          .invalidRecording, source: path,
+          "its index (the moov box) is missing: the file was cut short or its recording never finished",
+          help: "copy the whole file again; a recording stopped before it finished has no index to read it by")
+      }
+      return CaptureError(
+        .invalidRecording, source: path, message.isEmpty ? "FFmpeg cannot read it as a video file" : message,
+        help: RecordingSource.supportedFormatsHelp)
+    }
+  }
+}
+
+/// A video file of any container and codec this build of FFmpeg reads (MP4,
+/// MOV, MKV, WebM, AVI; H.264, HEVC, VP8/VP9, AV1, MJPEG, ...).
+///
+/// Frames are decoded on a thread of their own a few frames ahead of the
+/// frame loop, into a fixed ring of buffers: the decoder waits when the loop
+/// has not taken the frames it made (a file never loses a frame), and the
+/// loop waits only when decoding is behind. Each frame comes out as an
+/// upright full-range `yuv420p` image whose luma plane is the gray image.
+///
+/// A frame's `t` is its presentation time in the file (`best_effort_timestamp`
+/// × the stream's time base), so a variable-rate phone video keeps its real
+/// times; only a timestamps sidecar beside the file overrides them. A time
+/// that does not rise (a damaged file) is moved a millisecond past the one
+/// before. A frame the decoder reports damaged is `.unreadable` at its
+/// position; a file cut short gives the frames that are there.
+final class VideoFileSource: FrameSource {
+  /// Frames decoded ahead of the loop.
+  static let ringSize = 4
+
+  let info: SourceInfo
+  private let decoder: DecodeAhead
+  private let timeline: TimestampsTimeline?
+  private var nextIndex: Int64 = 0
+  private var lastTime = -Double.infinity
+  private var isClosed = false
+
+  init(path: String, context: RecordingContext) throws(CaptureError) {
+    let reader = try VideoFileReader(path: path, decode: true)
+    let description = reader.description
+    timeline =
+      context.sidecar == nil
+      ? nil : context.timeline(header: description.averageRate.map { ($0, 1) })
+    var details = [
+      "container": description.container, "codec": description.codec, "decoder": "ffmpeg",
+      "rotation": String(description.rotation),
+    ]
+    if let profile = description.profile { details["profile"] = profile }
+    if let pixelFormat = description.pixelFormat { details["pixel_format"] = pixelFormat }
+    if description.rotation != 0 {
+      details["stored_size"] = "\(description.storedWidth)x\(description.storedHeight)"
+    }
+    var sourceDetails = details
+    if let timeline {
+      sourceDetails = context.details(timeline: timeline, details)
+    } else {
+      sourceDetails["timing"] = "container"
+    }
+    info = SourceInfo(
+      kind: RecordingSource.Format.video.rawValue, name: path, width: description.width, height: description.height,
+      fps: description.averageRate ?? description.nominalRate, frameCount: description.declaredFrames,
+      details: sourceDetails)
+    decoder = DecodeAhead(reader: reader, ringSize: Self.ringSize)
+  }
+
+  func next() throws(CaptureError) -> CapturedFrame? {
+    guard !isClosed else { return nil }
+    guard let decoded = try decoder.take() else { return nil }
+    let index = nextIndex
+    nextIndex += 1
+    var t: Double
+    if let timeline {
+      t = timeline.time(ofFrame: index)
+    } else {
+      t = decoded.seconds
+    }
+    if !(t > lastTime) { t = lastTime.isFinite ? lastTime + 0.001 : 0 }
+    lastTime = t
+    switch decoded.content {
+    case .image(let image): return CapturedFrame(index: index, t: t, payload: .image(image))
+    case .damaged(let reason): return CapturedFrame(index: index, t: t, payload: .unreadable(reason: reason))
+    }
+  }
+
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    decoder.close()
+  }
+
+  deinit { close() }
+}
+
+/// The decode thread and the ring of frames between it and the frame loop.
+private final class DecodeAhead: @unchecked Sendable {
+  enum Content {
+    case image(ImageBuffer)
+    case damaged(String)
+  }
+
+  struct Decoded {
+    var seconds: Double
+    var content: Content
+  }
+
+  private let condition = NSCondition()
+  private let reader: VideoFileReader
+  private var free: [ImageBuffer]
+  private var ready: [Decoded] = []
+  /// At most this many frames wait for the loop, damaged ones included.
+  private let capacity: Int
+  /// The buffer the loop holds (the last frame it took), given back on the next take.
+  private var lent: ImageBuffer?
+  private var finished = false
+  private var failure: CaptureError?
+  private var stopping = false
+  private var threadDone = false
+
+  init(reader: VideoFileReader, ringSize: Int) {
+    self.reader = reader
+    capacity = ringSize
+    free = (0..<ringSize).map { _ in
+      ImageBuffer(width: reader.description.width, height: reader.description.height, format: .yuv420p)
+    }
+    let thread = Thread { [self] in run() }
+    thread.name = "workbench-decode"
+    thread.start()
+  }
+
+  private func run() {
+    defer {
+      condition.lock()
+      threadDone = true
+      condition.broadcast()
+      condition.unlock()
+    }
+    while true {
+      condition.lock()
+      while (free.isEmpty || ready.count >= capacity) && !stopping { condition.wait() }
+      if stopping {
+        condition.unlock()
+        return
+      }
+      let buffer = free.removeLast()
+      condition.unlock()
+      let result: Result<VideoFileReader.Read, CaptureError>
+      do {
+        result = .success(try reader.readFrame(into: buffer))
+      } catch {
+        result = .failure(error)
+      }
+      condition.lock()
+      switch result {
+      case .success(.frame(let seconds, _, _)):
+        ready.append(Decoded(seconds: seconds, content: .image(buffer)))
+      case .success(.damaged(let reason)):
+        free.append(buffer)
+        ready.append(Decoded(seconds: .nan, content: .damaged(reason)))
+      case .success(.end):
+        free.append(buffer)
+        finished = true
+      case .failure(let error):
+        free.append(buffer)
+        failure = error
+      }
+      let done = finished || failure != nil
+      condition.broadcast()
+      condition.unlock()
+      if done { return }
+    }
+  }
+
+  /// The next frame in file order; nil at the end. The image belongs to the
+  /// loop until the next call.
+  func take() throws(CaptureError) -> Decoded? {
+    condition.lock()
+    defer { condition.unlock() }
+    if let lent {
+      free.append(lent)
+      self.lent = nil
+      condition.broadcast()
+    }
+    while ready.isEmpty && !finished && failure == nil && !stopping { condition.wait() }
+    if !ready.isEmpty {
+      var decoded = ready.removeFirst()
+      if case .image(let image) = decoded.content { lent = image }
+      // A damaged frame has no time of its own: it sits just after the one before.
+      if decoded.seconds.isNaN { decoded.seconds = -.infinity }
+      return decoded
+    }
+    if let failure { throw failure }
+    return nil
+  }
+
+  /// Stops the thread, waits for it to leave the reader, and closes the reader.
+  func close() {
+    condition.lock()
+    stopping = true
+    condition.broadcast()
+    while !threadDone { condition.wait() }
+    condition.unlock()
+    reader.close()
+  }
+}

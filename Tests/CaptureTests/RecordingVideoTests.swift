@@ -1,0 +1,201 @@
+import Capture
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+/// Video files read through FFmpeg, on clips the ffmpeg command makes.
+@Suite(.enabled(if: VideoClips.available || Browser.required, Comment(rawValue: VideoClips.skipReason)))
+struct RecordingVideoTests {
+  struct Read {
+    var times: [Double] = []
+    var lumas: [[UInt8]] = []
+    var unreadable: [String] = []
+    var indexes: [Int64] = []
+  }
+
+  private func readAll(_ path: String, keepLuma: Bool = false) throws -> (SourceInfo, Read) {
+    let source = try RecordingSource.open(path: path)
+    defer { source.close() }
+    var read = Read()
+    while let frame = try source.next() {
+      read.indexes.append(frame.index)
+      read.times.append(frame.t)
+      switch frame.payload {
+      case .image(let image):
+        #expect(image.format == .yuv420p)
+        #expect(image.width == source.info.width && image.height == source.info.height)
+        if keepLuma {
+          read.lumas.append(Array(UnsafeBufferPointer(start: image.pixels, count: image.width * image.height)))
+        }
+      case .unreadable(let reason): read.unreadable.append(reason)
+      case .jpeg: #expect(source.info.kind != "video", "FFmpeg's reader gives pixels, not JPEG bytes")
+      }
+    }
+    return (source.info, read)
+  }
+
+  @Test func anH264MP4GivesEveryFrameAtItsPresentationTime() throws {
+    let path = try VideoClips.path(.h264)
+    let (info, read) = try readAll(path)
+    #expect(info.kind == "video")
+    #expect(info.width == 320 && info.height == 240)
+    #expect(info.details["codec"] == "h264")
+    #expect(info.details["timing"] == "container")
+    #expect(info.fps == 30)
+    let expected = try VideoClips.frameTimes(path)
+    #expect(expected.count == 60)
+    #expect(read.times.count == expected.count)
+    for (time, reference) in zip(read.times, expected) { #expect(abs(time - reference) < 1e-6) }
+    #expect(read.indexes == (0..<Int64(expected.count)).map { $0 })
+    #expect(read.unreadable.isEmpty)
+  }
+
+  @Test func aVariableRateHEVCMovKeepsItsRealTimes() throws {
+    let path = try VideoClips.path(.variableRateHEVC)
+    let (info, read) = try readAll(path)
+    #expect(info.details["codec"] == "hevc")
+    let expected = try VideoClips.frameTimes(path)
+    #expect(read.times.count == 60 && expected.count == 60)
+    for (time, reference) in zip(read.times, expected) { #expect(abs(time - reference) < 1e-6) }
+    // Not one rate for all: intervals differ by several milliseconds.
+    let intervals = zip(read.times.dropFirst(), read.times).map { $0 - $1 }
+    #expect((intervals.max() ?? 0) - (intervals.min() ?? 0) > 0.005)
+    #expect(abs((read.times.last ?? 0) - 60.0 / 30) > 0.1)
+  }
+
+  @Test func theLumaIsWhatFFmpegItselfDecodesInFullRange() throws {
+    let path = try VideoClips.path(.h264)
+    let (_, read) = try readAll(path, keepLuma: true)
+    let reference = try VideoClips.lumaFrames(path, width: 320, height: 240)
+    #expect(read.lumas.count == reference.count)
+    for (ours, theirs) in zip(read.lumas, reference) {
+      let largest = zip(ours, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 0
+      #expect(largest <= 2)
+    }
+    // The file is limited range (16-235): its black comes out near 0.
+    #expect(try VideoClips.streamFields(path)["streams_stream_0_color_range"] != "pc")
+    #expect((read.lumas.first?.min() ?? 255) < 4)
+  }
+
+  @Test func aPortraitVideoComesOutUpright() throws {
+    let path = try VideoClips.path(.rotated)
+    let fields = try VideoClips.streamFields(path)
+    // What a phone writes for a portrait video.
+    #expect(fields["streams_stream_0_side_data_list_side_data_0_rotation"] == "-90")
+    let (info, read) = try readAll(path, keepLuma: true)
+    #expect(info.width == 240 && info.height == 320)
+    #expect(info.details["rotation"] == "90")
+    #expect(info.details["stored_size"] == "320x240")
+    // FFmpeg's own player turns it the same way.
+    let reference = try VideoClips.lumaFrames(path, width: 240, height: 320)
+    #expect(read.lumas.count == reference.count && !reference.isEmpty)
+    for (ours, theirs) in zip(read.lumas, reference) {
+      let largest = zip(ours, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 0
+      #expect(largest <= 2)
+    }
+  }
+
+  @Test func vp9InWebMIsRead() throws {
+    let (info, read) = try readAll(try VideoClips.path(.vp9))
+    #expect(info.details["codec"] == "vp9")
+    #expect(read.times.count == 60)
+    #expect(read.unreadable.isEmpty)
+  }
+
+  @Test func anAVIOfMotionJPEGStaysWithTheBuiltInReader() throws {
+    let (info, read) = try readAll(try VideoClips.path(.motionJPEGAVI))
+    #expect(info.kind == "avi")
+    #expect(read.times.count == 60)
+  }
+
+  @Test func anMP4CutBeforeItsIndexSaysSo() throws {
+    let path = try VideoClips.path(.cutIndexAtEnd)
+    #expect {
+      _ = try RecordingSource.open(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.kind == .invalidRecording && error.source == path && error.message.contains("moov")
+        && error.message.contains("cut short") && error.help != nil
+    }
+  }
+
+  @Test func anMP4CutAfterItsIndexGivesTheFramesThatAreThere() throws {
+    let (_, read) = try readAll(try VideoClips.path(.cutIndexAtFront))
+    #expect(read.times.count > 10)
+    #expect(read.times.count - read.unreadable.count < 60)
+  }
+
+  @Test func aFileWithoutVideoIsRefusedNamingItsAudio() throws {
+    let path = try VideoClips.path(.audioOnly)
+    #expect {
+      _ = try RecordingSource.open(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.kind == .invalidRecording && error.source == path && error.message.contains("no video stream")
+        && error.message.contains("1 audio stream") && (error.help ?? "").contains("probe")
+    }
+  }
+
+  @Test func aDamagedFrameIsSkippedAndCountedAndReadingGoesOn() throws {
+    let (info, read) = try readAll(try VideoClips.path(.corruptFrame))
+    #expect(info.details["codec"] == "mjpeg")
+    #expect(!read.unreadable.isEmpty)
+    #expect(read.unreadable.count < 5)
+    // Frames after the damage are read: the last frame is the file's last.
+    #expect(abs((read.times.last ?? 0) - 59.0 / 30) < 0.01)
+    #expect(zip(read.times.dropFirst(), read.times).allSatisfy { $0 > $1 })
+  }
+
+  @Test func aTextFileIsNotTakenForAVideo() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // FFmpeg alone would read a .txt file as ANSI art.
+    let text = try folder.write("notes.txt", "just some text\n")
+    #expect {
+      _ = try RecordingSource.open(path: text)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.kind == .invalidRecording && error.message.contains("unknown recording format")
+    }
+  }
+
+  @Test func probeMeasuresTheRateFromEveryFrame() throws {
+    let constant = RecordingProbe.probe(path: try VideoClips.path(.h264))
+    #expect(constant.readable)
+    #expect(constant.reader == "ffmpeg")
+    #expect(constant.frames == 60)
+    #expect(constant.rate?.isConstant == true)
+    #expect(abs((constant.rate?.measuredRate ?? 0) - 30) < 0.01)
+    #expect(abs((constant.duration ?? 0) - 2) < 0.001)
+    let variable = RecordingProbe.probe(path: try VideoClips.path(.variableRateHEVC))
+    #expect(variable.readable)
+    #expect(variable.rate?.isConstant == false)
+    #expect((variable.rate?.longestInterval ?? 0) - (variable.rate?.shortestInterval ?? 0) > 0.005)
+    #expect(variable.text.contains("variable"))
+    let rotated = RecordingProbe.probe(path: try VideoClips.path(.rotated))
+    #expect(rotated.video?.rotation == 90)
+    #expect(rotated.text.contains("320×240 stored, turned 90° clockwise to 240×320"))
+  }
+
+  @Test func probeFindsDamagedFramesWhenItDecodesThemAll() throws {
+    let path = try VideoClips.path(.corruptFrame)
+    let quick = RecordingProbe.probe(path: path)
+    #expect(quick.readable && quick.frames == 60 && quick.damaged == 0)
+    let decoded = RecordingProbe.probe(path: path, decodeEveryFrame: true)
+    #expect(decoded.readable)
+    #expect(decoded.damaged >= 1 && decoded.damaged < 5)
+    #expect(decoded.text.contains("damaged"))
+  }
+
+  @Test func probeDescribesWhatItCannotRead() throws {
+    let audio = RecordingProbe.probe(path: try VideoClips.path(.audioOnly))
+    #expect(!audio.readable)
+    #expect(audio.video?.audioStreams == 1)
+    #expect(audio.problem?.message.contains("no video stream") == true)
+    #expect(audio.jsonText.contains("\"readable\":false"))
+    let cut = RecordingProbe.probe(path: try VideoClips.path(.cutIndexAtEnd))
+    #expect(!cut.readable)
+    #expect(cut.text.contains("moov"))
+  }
+}
