@@ -256,7 +256,7 @@ let package = Package(
         "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+    .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
     .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "TestSupport"]),
     .testTarget(
       name: "AnalyticsTests",

@@ -81,7 +81,9 @@ final class RecordingFile {
     case ENOENT:
       return CaptureError(
         .unreadableFile, source: path, "no such file or folder",
-        help: "check the path; a recording is a folder of .jpg frames or an .mjpeg, .avi or .y4m file")
+        help:
+          "check the path; a recording is a folder of .jpg frames, an .mjpeg, .avi or .y4m file, "
+          + "or a video file (MP4, MOV, MKV, WebM)")
     case EACCES, EPERM:
       return CaptureError(
         .unreadableFile, source: path, "cannot read it: \(reason)", help: "check the file's permissions")

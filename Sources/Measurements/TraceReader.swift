@@ -6,15 +6,18 @@ import JSONCore
 /// (seconds), an optional `frame` number and nested measurements. An
 /// optional first line `{"workbench_trace": 1, ...}` is a header.
 /// See docs/traces.md.
+///
+/// The trace is read one line at a time (`LineReader`), from a file, a pipe
+/// or standard input (`-`): memory does not grow with its length, and
+/// another process can feed a run as it measures.
 public struct TraceReader {
   public let path: String
   public let schema: MeasurementSchema
   /// The header line's object, if the trace has one.
   public private(set) var header: JSONObject?
 
-  private let bytes: [UInt8]
-  private var offset = 0
-  private var lineNumber = 0
+  private let lines: LineReader
+  private var lineNumber: Int { lines.lineNumber }
   private var frameCount: Int64 = 0
   private var previousT: Double?
 
@@ -24,21 +27,21 @@ public struct TraceReader {
   public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
     self.path = path
     self.schema = schema
-    bytes = try JSONFile.contents(
-      path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)")
+    lines = try LineReader(
+      path: path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)")
+  }
+
+  /// Whether the trace at `path` can be read again from its start (a restart):
+  /// not standard input or a pipe.
+  public static func canReadAgain(_ path: String) -> Bool {
+    guard !LineReader.isStandardInput(path) else { return false }
+    var information = stat()
+    return stat(path, &information) == 0 && information.st_mode & S_IFMT == S_IFREG
   }
 
   /// The next frame, or nil at the end of the trace.
   public mutating func next() throws(WorkbenchError) -> MeasurementFrame? {
-    while offset < bytes.count {
-      let start = offset
-      var end = start
-      while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
-      offset = end + 1
-      lineNumber += 1
-      var lineEnd = end
-      if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-      let line = bytes[start..<lineEnd]
+    while let line = try lines.next() {
       if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
       let object = try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
       if let version = object["workbench_trace"] {

@@ -14,9 +14,13 @@ public enum InputSpec: Sendable, Equatable {
     }
   }
 
-  /// Whether `path` is a measurement trace rather than a recording.
+  /// Whether `path` is a measurement trace rather than a recording. Standard
+  /// input (`-`) and a pipe are traces: a recording is a file or a folder, and
+  /// peeking into a pipe would take the bytes from the trace.
   public static func isTrace(_ path: String) -> Bool {
-    if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") { return true }
+    if path == "-" || path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") { return true }
+    var information = stat()
+    if stat(path, &information) == 0, information.st_mode & S_IFMT == S_IFIFO { return true }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
       let handle = FileHandle(forReadingAtPath: path)

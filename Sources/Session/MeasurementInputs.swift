@@ -149,6 +149,11 @@ final class FrameInput: MeasurementInput {
     if let width = info.width { object["width"] = .integer(Int64(width)) }
     if let height = info.height { object["height"] = .integer(Int64(height)) }
     if let fps = info.fps { object["fps"] = .number(fps) }
+    // A video file says what it is and where its times come from (its presentation timestamps).
+    if info.kind == RecordingSource.Format.video.rawValue {
+      for key in ["container", "codec", "timing"] { if let value = info.details[key] { object[key] = .string(value) } }
+      if let rotation = info.details["rotation"].flatMap(Int64.init) { object["rotation"] = .integer(rotation) }
+    }
     object["estimators"] = .array(pipeline.estimators.map { .string($0.descriptor.name) })
     return object
   }

@@ -219,9 +219,10 @@ public final class RunSession {
     if input?.isLive != true {
       if let pipeline {
         reopened = wrapped(try openFrameInput(pipeline))
-      } else if case .file(let path) = options.input {
+      } else if case .file(let path) = options.input, TraceReader.canReadAgain(path) {
         reopened = wrapped(try TraceInput(path: path, schema: schema))
       }
+      // A trace from standard input or a pipe goes on where it is: it cannot be read again.
     }
     runner?.control("restart")
     if let reopened {

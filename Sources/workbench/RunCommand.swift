@@ -39,7 +39,7 @@ struct RunCommand: ParsableCommand {
   @Option(
     name: .long,
     help: ArgumentHelp(
-      "A measurement trace (.jsonl) or a recording: a folder of JPEG frames, .mjpeg, .avi (MJPEG) or .y4m.",
+      "A measurement trace (.jsonl; - reads one from standard input) or a recording: a folder of JPEG frames, .mjpeg, .avi, .y4m, or a video file (MP4, MOV, MKV, WebM; workbench probe FILE says what is in it).",
       valueName: "path"))
   var input: String?
 

@@ -260,3 +260,70 @@ private let slowBlinkTrace = "examples/traces/liveness-slow-blink.jsonl"
     #expect(try checkPick(again) == order)
   }
 }
+
+/// Traces read as streams: from standard input, and from a pipe another
+/// process writes as it measures.
+@Suite struct TraceStreamTests {
+  private let trace = packageRoot + "/examples/traces/liveness-pass.jsonl"
+
+  @Test func aTraceOnStandardInputRunsAsFromItsFile() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let fromFile = try workbench(
+      ["run", "examples/liveness.lua", "--input", trace, "--events", folder.file("file.jsonl")], folder: folder)
+    #expect(fromFile.status == 0, "\(fromFile)")
+    let fromStandardInput = try Launched(
+      ["run", "examples/liveness.lua", "--input", "-", "--events", folder.file("stdin.jsonl")], folder: folder,
+      standardInputPath: trace
+    ).wait()
+    #expect(fromStandardInput.status == 0, "\(fromStandardInput)")
+    // The same events, but for the input's name.
+    let expected = try #require(fileText(folder.file("file.jsonl"))).replacingOccurrences(
+      of: "\"name\":\"examples/traces/liveness-pass.jsonl\"", with: "\"name\":\"-\"")
+    #expect(fileText(folder.file("stdin.jsonl")) == expected)
+  }
+
+  @Test func aRunFollowsATraceWrittenIntoAPipeAsItComes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let pipe = folder.file("measurements")
+    try #require(mkfifo(pipe, 0o600) == 0)
+    let run = try Launched(
+      ["run", "examples/liveness.lua", "--input", pipe, "--events", folder.file("e.jsonl")], folder: folder)
+    // The writer opens the pipe once the run has; lines then come a few at a
+    // time. The run closes the pipe when the flow has passed, before the
+    // trace's end: a write then fails (EPIPE), which ends the writing.
+    signal(SIGPIPE, SIG_IGN)
+    let writer = try #require(FileHandle(forWritingAtPath: pipe))
+    let lines = try #require(fileText(trace)).split(separator: "\n", omittingEmptySubsequences: false)
+    var written = 0
+    for (index, line) in lines.enumerated() {
+      do {
+        try writer.write(contentsOf: Data((line + (index == lines.count - 1 ? "" : "\n")).utf8))
+      } catch {
+        break
+      }
+      written += 1
+      if index % 20 == 0 { Thread.sleep(forTimeInterval: 0.005) }
+    }
+    try? writer.close()
+    #expect(written > 10)
+    let outcome = run.wait()
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(outcome.stdout.contains("PASSED"), "\(outcome)")
+    let records = try events(folder.file("e.jsonl"))
+    #expect(records.first?["input"]?["kind"] == "trace")
+  }
+
+  @Test func aLineWithoutItsEndOnStandardInputIsStillRead() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    var text = try #require(fileText(trace))
+    while text.hasSuffix("\n") { text.removeLast() }
+    let input = try folder.write("no-newline.jsonl", text.replacingOccurrences(of: "\n", with: "\r\n"))
+    let outcome = try Launched(
+      ["run", "examples/liveness.lua", "--input", "-", "--quiet"], folder: folder, standardInputPath: input
+    ).wait()
+    #expect(outcome.status == 0, "\(outcome)")
+  }
+}

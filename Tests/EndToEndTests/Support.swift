@@ -63,13 +63,14 @@ final class Launched {
 
   /// `throughPath` starts it as a shell would: by name, found on PATH.
   /// `standardOutputPath` sends its standard output there (`/dev/full`) instead of to a file the outcome reads;
-  /// `executable` names another built executable of the package to start (the soak benchmark).
+  /// `executable` names another built executable of the package to start (the soak benchmark);
+  /// `standardInputPath` is read as its standard input (otherwise it reads nothing).
   /// `environment` adds to or (with nil) removes from the test runner's
   /// environment; runs check the process-wide ``TestLicense`` unless it says otherwise.
   init(
     _ arguments: [String], folder: TemporaryFolder, interrupts: InterruptMask = .unblocked,
     workingDirectory: String = packageRoot, throughPath: Bool = false, environment overrides: [String: String?] = [:],
-    standardOutputPath: String? = nil, executable: String = "workbench"
+    standardOutputPath: String? = nil, executable: String = "workbench", standardInputPath: String? = nil
   ) throws {
     let binary = try #require(
       executable == "workbench" ? workbenchBinary : builtExecutable(executable),
@@ -95,7 +96,7 @@ final class Launched {
     environment["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
     for (name, value) in overrides { environment[name] = value }
     process.environment = environment
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = standardInputPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
     process.standardOutput = FileHandle(forWritingAtPath: standardOutputPath ?? stdoutPath)
     process.standardError = FileHandle(forWritingAtPath: stderrPath)
     // The child inherits the signal mask of the thread that spawns it.

@@ -49,6 +49,9 @@ struct VideoInputTests {
     let records = try events(folder.file("e.jsonl"))
     let session = try #require(records.first { $0["type"] == "session" })
     #expect(session["input"]?["kind"] == "video", "\(session)")
+    #expect(session["input"]?["codec"] == .string(clip == "h264" ? "h264" : "hevc"), "\(session)")
+    #expect(session["input"]?["timing"] == "container", "\(session)")
+    #expect(session["input"]?["rotation"] == 0, "\(session)")
     // Ground truth of the recording: eyes closed at frames 26-28.
     let closed = try #require(records.first { $0["status"] == "EYES_CLOSED" })
     #expect((25...27).contains(closed["frame"]?.integerValue ?? -1), "\(closed)")
