@@ -4,6 +4,7 @@
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 #include <math.h>
@@ -485,4 +486,228 @@ const char *wb_ffmpeg_versions(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, fill_versions);
   return versions_text;
+}
+
+/* ---- Writing ---- */
+
+struct wb_video_writer {
+  AVFormatContext *format;
+  AVCodecContext *encoder;
+  AVStream *stream;
+  AVFrame *frame;
+  AVFrame *converted;
+  AVPacket *packet;
+  struct SwsContext *scaler;
+  /* Encoded size (even), and the size of the frames given. */
+  int width, height;
+  int source_width, source_height;
+  int64_t last_pts;
+  int header_written;
+  int finished;
+};
+
+#define WB_WRITER_TICKS 90000
+
+int wb_ffmpeg_error_is_full(int error) { return error == AVERROR(ENOSPC) || error == AVERROR(EDQUOT); }
+
+void wb_video_writer_free(wb_video_writer *writer) {
+  if (writer == NULL) return;
+  if (writer->format != NULL && writer->format->pb != NULL) avio_closep(&writer->format->pb);
+  avformat_free_context(writer->format);
+  avcodec_free_context(&writer->encoder);
+  av_frame_free(&writer->frame);
+  av_frame_free(&writer->converted);
+  av_packet_free(&writer->packet);
+  sws_freeContext(writer->scaler);
+  free(writer);
+}
+
+int wb_video_writer_open(const char *path, const char *container_path, int width, int height, double fps, int crf,
+                         const char *preset, wb_video_writer **out, char *message, size_t message_size) {
+  pthread_once(&logging_once, route_logging);
+  last_log[0] = 0;
+  *out = NULL;
+  const AVOutputFormat *container = av_guess_format(NULL, container_path, NULL);
+  if (container == NULL) {
+    snprintf(message, message_size, "no container is known for the name %s", container_path);
+    return AVERROR(EINVAL);
+  }
+  const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
+  if (codec == NULL) codec = avcodec_find_encoder(AV_CODEC_ID_H264);
+  if (codec == NULL) {
+    snprintf(message, message_size, "this build of FFmpeg has no H.264 encoder");
+    return AVERROR_ENCODER_NOT_FOUND;
+  }
+  wb_video_writer *writer = calloc(1, sizeof *writer);
+  if (writer == NULL) return AVERROR(ENOMEM);
+  /* x264 encodes 4:2:0 in even sizes: an odd last row or column is left out. */
+  writer->width = width & ~1;
+  writer->height = height & ~1;
+  writer->source_width = width;
+  writer->source_height = height;
+  writer->last_pts = INT64_MIN;
+  int status = avformat_alloc_output_context2(&writer->format, container, NULL, path);
+  if (status < 0) {
+    say(message, message_size, "cannot set up the container", status);
+    wb_video_writer_free(writer);
+    return status;
+  }
+  AVCodecContext *encoder = avcodec_alloc_context3(codec);
+  writer->encoder = encoder;
+  writer->frame = av_frame_alloc();
+  writer->packet = av_packet_alloc();
+  if (encoder == NULL || writer->frame == NULL || writer->packet == NULL || writer->width < 2 ||
+      writer->height < 2) {
+    snprintf(message, message_size, "cannot encode frames of %d×%d", width, height);
+    wb_video_writer_free(writer);
+    return AVERROR(EINVAL);
+  }
+  encoder->width = writer->width;
+  encoder->height = writer->height;
+  encoder->pix_fmt = AV_PIX_FMT_YUV420P;
+  encoder->color_range = AVCOL_RANGE_JPEG;
+  encoder->time_base = (AVRational){1, WB_WRITER_TICKS};
+  encoder->framerate = av_d2q(fps > 0 ? fps : 30, 100000);
+  encoder->gop_size = (int)lround((fps > 0 ? fps : 30) * 2);
+  encoder->max_b_frames = 0;
+  /* One thread: the encoder already runs beside the frame loop, on a thread of its own. */
+  encoder->thread_count = 1;
+  if (writer->format->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (preset != NULL) av_opt_set(encoder->priv_data, "preset", preset, 0);
+  av_opt_set_double(encoder->priv_data, "crf", crf, 0);
+  status = avcodec_open2(encoder, codec, NULL);
+  if (status < 0) {
+    say(message, message_size, "the H.264 encoder would not start", status);
+    wb_video_writer_free(writer);
+    return status;
+  }
+  writer->stream = avformat_new_stream(writer->format, NULL);
+  if (writer->stream == NULL) {
+    wb_video_writer_free(writer);
+    return AVERROR(ENOMEM);
+  }
+  writer->stream->time_base = encoder->time_base;
+  avcodec_parameters_from_context(writer->stream->codecpar, encoder);
+  status = avio_open(&writer->format->pb, path, AVIO_FLAG_WRITE);
+  if (status < 0) {
+    say(message, message_size, "cannot create the file", status);
+    wb_video_writer_free(writer);
+    return status;
+  }
+  AVDictionary *options = NULL;
+  /* The index (moov) goes to the front once the file is finished, so that it plays while it downloads. */
+  if (strstr(writer->format->oformat->name, "mp4") != NULL || strstr(writer->format->oformat->name, "mov") != NULL)
+    av_dict_set(&options, "movflags", "+faststart", 0);
+  status = avformat_write_header(writer->format, &options);
+  av_dict_free(&options);
+  if (status < 0) {
+    say(message, message_size, "cannot write the file's header", status);
+    wb_video_writer_free(writer);
+    return status;
+  }
+  writer->header_written = 1;
+  *out = writer;
+  return 0;
+}
+
+/* Writes every packet the encoder has ready. */
+static int drain_packets(wb_video_writer *writer, char *message, size_t message_size) {
+  for (;;) {
+    int status = avcodec_receive_packet(writer->encoder, writer->packet);
+    if (status == AVERROR(EAGAIN) || status == AVERROR_EOF) return 0;
+    if (status < 0) {
+      say(message, message_size, "the encoder failed", status);
+      return status;
+    }
+    /* Without a duration, MP4's edit list ends at the last frame's start and
+     * players drop that frame: each frame lasts one frame at the nominal rate. */
+    if (writer->packet->duration <= 0)
+      writer->packet->duration = av_rescale_q(1, av_inv_q(writer->encoder->framerate), writer->encoder->time_base);
+    av_packet_rescale_ts(writer->packet, writer->encoder->time_base, writer->stream->time_base);
+    writer->packet->stream_index = writer->stream->index;
+    status = av_interleaved_write_frame(writer->format, writer->packet);
+    av_packet_unref(writer->packet);
+    if (status < 0) {
+      say(message, message_size, "cannot write to the file", status);
+      return status;
+    }
+  }
+}
+
+int wb_video_writer_write(wb_video_writer *writer, const uint8_t *pixels, int format, double seconds, char *message,
+                          size_t message_size) {
+  last_log[0] = 0;
+  AVFrame *frame = writer->frame;
+  av_frame_unref(frame);
+  int width = writer->width, height = writer->height;
+  if (format == WB_PIXELS_RGB24) {
+    if (writer->converted == NULL) {
+      writer->converted = av_frame_alloc();
+      if (writer->converted == NULL) return AVERROR(ENOMEM);
+      writer->converted->format = AV_PIX_FMT_YUV420P;
+      writer->converted->width = width;
+      writer->converted->height = height;
+      int status = av_frame_get_buffer(writer->converted, 0);
+      if (status < 0) return status;
+      writer->scaler = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUVJ420P,
+                                      SWS_BILINEAR, NULL, NULL, NULL);
+      if (writer->scaler == NULL) {
+        snprintf(message, message_size, "cannot convert RGB frames to 4:2:0");
+        return AVERROR(EINVAL);
+      }
+    }
+    int status = av_frame_make_writable(writer->converted);
+    if (status < 0) return status;
+    /* The rows are as wide as the frame given, which may be one wider than the encoded one. */
+    const uint8_t *source[1] = {pixels};
+    const int strides[1] = {writer->source_width * 3};
+    sws_scale(writer->scaler, source, strides, 0, height, writer->converted->data, writer->converted->linesize);
+    status = av_frame_ref(frame, writer->converted);
+    if (status < 0) return status;
+  } else {
+    /* The caller's planes, used in place: the encoder copies what it keeps. */
+    frame->format = AV_PIX_FMT_YUV420P;
+    frame->width = width;
+    frame->height = height;
+    /* Planes of the size given; an odd last row or column is not encoded. */
+    int given_width = writer->source_width, given_height = writer->source_height;
+    int chroma_width = (given_width + 1) / 2, chroma_height = (given_height + 1) / 2;
+    frame->data[0] = (uint8_t *)pixels;
+    frame->linesize[0] = given_width;
+    frame->data[1] = (uint8_t *)pixels + (size_t)given_width * given_height;
+    frame->linesize[1] = chroma_width;
+    frame->data[2] = frame->data[1] + (size_t)chroma_width * chroma_height;
+    frame->linesize[2] = chroma_width;
+  }
+  frame->color_range = AVCOL_RANGE_JPEG;
+  int64_t pts = llround(seconds * WB_WRITER_TICKS);
+  if (writer->last_pts != INT64_MIN && pts <= writer->last_pts) pts = writer->last_pts + 1;
+  writer->last_pts = pts;
+  frame->pts = pts;
+  int status = avcodec_send_frame(writer->encoder, frame);
+  av_frame_unref(frame);
+  if (status < 0) {
+    say(message, message_size, "the encoder refused a frame", status);
+    return status;
+  }
+  return drain_packets(writer, message, message_size);
+}
+
+int wb_video_writer_finish(wb_video_writer *writer, char *message, size_t message_size) {
+  if (writer->finished) return 0;
+  writer->finished = 1;
+  last_log[0] = 0;
+  int status = avcodec_send_frame(writer->encoder, NULL);
+  if (status >= 0) status = drain_packets(writer, message, message_size);
+  int trailer = av_write_trailer(writer->format);
+  if (status >= 0 && trailer < 0) {
+    say(message, message_size, "cannot finish the file", trailer);
+    status = trailer;
+  }
+  int closed = avio_closep(&writer->format->pb);
+  if (status >= 0 && closed < 0) {
+    say(message, message_size, "cannot close the file", closed);
+    status = closed;
+  }
+  return status < 0 ? status : 0;
 }

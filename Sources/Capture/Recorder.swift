@@ -33,10 +33,12 @@ public enum RecordPolicy: String, Sendable, CaseIterable {
   public var measurements: [String] { needsAFace ? ["face.count"] : [] }
 }
 
-/// Writes the frames of a session to an MJPEG AVI with its timestamps
-/// sidecar. Raw frames are encoded to JPEG; JPEG frames are kept byte for
-/// byte. The file is created at the first frame, when its size is known,
-/// and is complete at every `finish()`: on Ctrl-C, on camera loss, on errors.
+/// Writes the frames of a session to an MJPEG AVI, or to H.264 video when
+/// the path ends in `.mp4`, `.mov`, `.mkv` or `.m4v` (`VideoFileWriter`),
+/// with its timestamps sidecar. For AVI, raw frames are encoded to JPEG and
+/// JPEG frames are kept byte for byte. The file is created at the first
+/// frame, when its size is known, and is complete at every `finish()`: on
+/// Ctrl-C, on camera loss, on errors.
 public final class FrameRecorder {
   public let path: String
   /// Where frames go until the run decides: the final path, or a pending
@@ -46,22 +48,37 @@ public final class FrameRecorder {
   private let fps: Double
   private let deviceInfo: [String: String]
   private var writer: AVIWriter?
+  private var videoWriter: VideoFileWriter?
+  private let isVideo: Bool
   private let decoder = JPEGDecoder()
   private let encoder = JPEGEncoder()
   private let rgb = ImageBuffer(format: .rgb8)
   private var jpeg: [UInt8] = []
   public private(set) var framesWritten = 0
+  /// Frames a video recording dropped because its encoder was behind (an AVI drops none).
+  public private(set) var framesDropped = 0
   /// Whether this recorder's file and its sidecar are at `path`, complete:
   /// after a `finish()` that had frames to write.
   public private(set) var isInPlace = false
 
-  public init(path: String, fps: Double, deviceInfo: [String: String] = [:], deferred: Bool = false) {
+  /// Whether frames come from a camera: a video recording then drops the
+  /// frames its encoder cannot keep up with, where a file's frames wait for it.
+  private let live: Bool
+
+  public init(
+    path: String, fps: Double, deviceInfo: [String: String] = [:], deferred: Bool = false, live: Bool = false
+  ) {
     self.path = path
+    self.live = live
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
+    isVideo = VideoFileWriter.isVideoPath(path)
+    // The pending name keeps the extension, which names the container.
+    let pathExtension = isVideo ? (path as NSString).pathExtension : "avi"
     writingPath =
       deferred
-      ? (folder.isEmpty ? "" : folder + "/") + ".\(name).pending-\(ProcessInfo.processInfo.processIdentifier).avi"
+      ? (folder.isEmpty ? "" : folder + "/")
+        + ".\(name).pending-\(ProcessInfo.processInfo.processIdentifier).\(pathExtension)"
       : path
     self.fps = fps > 0 ? fps : 30
     self.deviceInfo = deviceInfo
@@ -91,6 +108,10 @@ public final class FrameRecorder {
   private var writingSidecarPath: String { TimestampsSidecar.path(forRecording: writingPath, isFolder: false) }
 
   public func record(_ frame: CapturedFrame) throws(CaptureError) {
+    if isVideo {
+      try recordVideo(frame)
+      return
+    }
     switch frame.payload {
     case .unreadable:
       return
@@ -118,6 +139,31 @@ public final class FrameRecorder {
     framesWritten += 1
   }
 
+  /// A video recording queues the frame for its encoder thread: JPEG bytes
+  /// as they are (decoded off the loop), raw pixels copied.
+  private func recordVideo(_ frame: CapturedFrame) throws(CaptureError) {
+    switch frame.payload {
+    case .unreadable:
+      return
+    case .jpeg(let bytes):
+      if videoWriter == nil {
+        let header: JPEGHeader
+        do { header = try decoder.readHeader(bytes) } catch { return }
+        try openVideo(width: header.width, height: header.height)
+      }
+      try videoWriter?.append(jpeg: bytes, t: frame.t)
+    case .image(let image):
+      if videoWriter == nil { try openVideo(width: image.width, height: image.height) }
+      try videoWriter?.append(image: image, t: frame.t)
+    }
+    framesWritten += 1
+  }
+
+  private func openVideo(width: Int, height: Int) throws(CaptureError) {
+    videoWriter = try VideoFileWriter(
+      path: writingPath, width: width, height: height, fps: fps, deviceInfo: deviceInfo, dropsWhenBehind: live)
+  }
+
   private func open(width: Int, height: Int) throws(CaptureError) {
     writer = try AVIWriter(path: writingPath, width: width, height: height, fps: fps, deviceInfo: deviceInfo)
   }
@@ -126,8 +172,16 @@ public final class FrameRecorder {
   /// call more than once.
   public func finish() throws(CaptureError) {
     defer { framesWritten -= writer?.framesDroppedAtFinish ?? 0 }
+    if let videoWriter {
+      defer {
+        framesWritten = videoWriter.framesWritten
+        framesDropped = videoWriter.framesDropped
+      }
+      try videoWriter.finish()
+      guard videoWriter.framesWritten > 0 else { return }
+    }
     try writer?.finish()
-    guard writer != nil, !isInPlace else { return }
+    guard writer != nil || videoWriter != nil, !isInPlace else { return }
     if writingPath != path {
       guard FileManager.default.fileExists(atPath: writingPath) else { return }
       for (from, to) in [(writingPath, path), (writingSidecarPath, sidecarPath)] {
@@ -144,6 +198,7 @@ public final class FrameRecorder {
   /// keep it); a file already at `path` stays.
   public func discard() {
     try? writer?.finish()
+    try? videoWriter?.finish()
     isInPlace = false
     guard writingPath != path else {
       try? FileManager.default.removeItem(atPath: path)

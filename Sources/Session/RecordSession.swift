@@ -23,6 +23,8 @@ public enum RecordSession {
   public struct Outcome: Sendable {
     public var status: ExitStatus
     public var frames: Int
+    /// Frames a video recording dropped because its encoder was behind.
+    public var dropped = 0
     public var ending: String
     public var problems: [Diagnostic]
   }
@@ -46,19 +48,21 @@ public enum RecordSession {
         problems: [Diagnostic(error.message, at: SourceLocation(file: options.outputPath), help: error.help)])
     }
     let source: any FrameSource
+    let live: Bool
     do {
-      (source, _) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)
+      (source, live) = try FrameSources.open(options.input, recordingFPS: options.recordingFPS)
     } catch {
       return Outcome(status: error.status, frames: 0, ending: "not started", problems: error.diagnostics)
     }
     defer { source.close() }
     let recorder = FrameRecorder(
       path: options.outputPath, fps: source.info.fps ?? options.recordingFPS ?? 30,
-      deviceInfo: source.info.details.merging(["device": source.info.name]) { a, _ in a })
+      deviceInfo: source.info.details.merging(["device": source.info.name]) { a, _ in a }, live: live)
     let summary = RecordingLoop.run(
       from: source, into: recorder, maximumFrames: options.maximumFrames, maximumSeconds: options.maximumSeconds,
       shouldStop: { Interrupts.pending })
     var outcome = Outcome(status: .passed, frames: summary.frames, ending: summary.ending, problems: [])
+    outcome.dropped = recorder.framesDropped
     if let error = summary.error {
       outcome.problems.append(Diagnostic(error.message, at: SourceLocation(file: error.source), help: error.help))
       // An output that could not be written is exit 2, an input that failed 4 (docs/exit-codes.md).

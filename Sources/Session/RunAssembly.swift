@@ -160,15 +160,16 @@ public enum RunAssembly {
     return pipeline
   }
 
-  /// `--record`'s output for frames from `source`.
+  /// `--record`'s output for frames from `source`; a `live` source (a
+  /// camera) never waits for a video encoder that is behind.
   static func recording(
-    _ path: String, options: RunOptions, source: SourceInfo, schema: MeasurementSchema,
+    _ path: String, options: RunOptions, source: SourceInfo, live: Bool, schema: MeasurementSchema,
     available: [any Estimator], logger: Logger
   ) -> RecordingOutput {
     let policy = options.recordPolicy
     let recorder = FrameRecorder(
       path: path, fps: source.fps ?? 30, deviceInfo: source.details.merging(["device": source.name]) { a, _ in a },
-      deferred: policy.decidesAtTheEnd)
+      deferred: policy.decidesAtTheEnd, live: live)
     if policy == .detections,
       EstimatorGraph.unprovided(["face.count", "card.found"], available: available).count == 2
     {

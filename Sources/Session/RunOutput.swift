@@ -169,6 +169,7 @@ final class RecordingOutput: RunOutput {
     recording["kept"] = .bool(recorder.isInPlace)
     if recorder.isInPlace {
       recording["frames"] = .integer(Int64(recorder.framesWritten))
+      if recorder.framesDropped > 0 { recording["dropped"] = .integer(Int64(recorder.framesDropped)) }
       recording["timestamps"] = .string(recorder.sidecarPath)
     } else if let notKept {
       recording["why"] = .string(notKept)

@@ -341,7 +341,8 @@ public final class RunSession {
       let frames = try openFrameInput(pipeline)
       if let record = options.recordPath {
         recording = RunAssembly.recording(
-          record, options: options, source: frames.sourceInfo, schema: schema, available: available, logger: logger)
+          record, options: options, source: frames.sourceInfo, live: frames.isLive, schema: schema,
+          available: available, logger: logger)
       }
       opened = frames
     }

@@ -7,21 +7,28 @@ import Session
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "record",
-    abstract: "Record frames from a camera (or copy a recording) into an MJPEG AVI.",
+    abstract: "Record frames from a camera (or copy a recording) into an MJPEG AVI or an H.264 video.",
     discussion: """
-      Writes FILE.avi and FILE.avi.timestamps.jsonl (the time of every frame and the device). \
-      The files are complete after Ctrl-C, after the camera is unplugged and after an error.
+      Writes FILE and FILE.timestamps.jsonl (the time of every frame and the device). A name \
+      ending in .mp4, .mov, .mkv or .m4v is H.264 video in that container (as LUNA ID records), \
+      encoded beside the capture so that a camera never waits (frames the encoder cannot keep \
+      up with are dropped and counted); any other name is an MJPEG AVI, whose JPEG frames are \
+      kept byte for byte. The files are complete after Ctrl-C, after the camera is unplugged \
+      and after an error.
 
       Examples:
         workbench record --camera /dev/video0 --out session.avi --seconds 10
         workbench record --camera /dev/video0 --size 1280x720 --fps 30 --out session.avi
         workbench record --input frames/ --fps 15 --out clip.avi
+        workbench record --camera /dev/video0 --out session.mp4 --seconds 10
       """)
 
   @Option(name: .long, help: ArgumentHelp("A recording to copy instead of a camera.", valueName: "path"))
   var input: String?
 
-  @Option(name: .long, help: ArgumentHelp("The AVI to write.", valueName: "file.avi"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The recording to write: .avi (MJPEG), or .mp4, .mov, .mkv (H.264).", valueName: "file"))
   var out: String
 
   @OptionGroup var frameSource: CameraOptions
@@ -53,7 +60,8 @@ struct RecordCommand: ParsableCommand {
     options.maximumSeconds = seconds
     let outcome = RecordSession.run(options)
     if !outcome.problems.isEmpty { DiagnosticPrinter.print(WorkbenchError(outcome.status, outcome.problems)) }
-    standardError("recorded \(outcome.frames) frames to \(out) (\(outcome.ending))")
+    let dropped = outcome.dropped > 0 ? ", \(outcome.dropped) dropped while the encoder was behind" : ""
+    standardError("recorded \(outcome.frames) frames to \(out) (\(outcome.ending)\(dropped))")
     if outcome.status != .passed { throw ExitCode(outcome.status.rawValue) }
   }
 }

@@ -199,3 +199,55 @@ struct RecordingVideoTests {
     #expect(cut.text.contains("moov"))
   }
 }
+
+/// The H.264 writer: every frame accounted for, kept or dropped.
+@Suite(.enabled(if: VideoClips.available || Browser.required, Comment(rawValue: VideoClips.skipReason)))
+struct VideoFileWriterTests {
+  private func frames(_ count: Int) -> [ImageBuffer] {
+    (0..<count).map { index in
+      let image = ImageBuffer(width: 640, height: 480, format: .yuv420p)
+      for offset in 0..<image.byteCount { image.pixels[offset] = UInt8(truncatingIfNeeded: offset &* 7 &+ index &* 13) }
+      return image
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func everyFrameIsWrittenOrCountedAsDropped(dropsWhenBehind: Bool) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.file("out.mp4")
+    let writer = try VideoFileWriter(
+      path: path, width: 640, height: 480, fps: 30, dropsWhenBehind: dropsWhenBehind)
+    let images = frames(4)
+    for index in 0..<120 { try writer.append(image: images[index % 4], t: Double(index) / 30) }
+    try writer.finish()
+    #expect(writer.framesWritten + writer.framesDropped == 120)
+    if !dropsWhenBehind { #expect(writer.framesDropped == 0) }
+    #expect(try VideoClips.frameTimes(path).count == writer.framesWritten)
+    #expect(folder.listing == ["out.mp4", "out.mp4.timestamps.jsonl"])
+    // Finishing again changes nothing.
+    try writer.finish()
+    #expect(folder.listing == ["out.mp4", "out.mp4.timestamps.jsonl"])
+  }
+
+  @Test func aWriterWithoutFramesLeavesNothing() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let writer = try VideoFileWriter(path: folder.file("empty.mp4"), width: 64, height: 48, fps: 30)
+    try writer.finish()
+    #expect(folder.listing.isEmpty)
+  }
+
+  @Test func anOddSizeLeavesOutTheLastRowAndColumn() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.file("odd.mkv")
+    let writer = try VideoFileWriter(path: path, width: 65, height: 49, fps: 30, dropsWhenBehind: false)
+    let image = ImageBuffer(width: 65, height: 49, format: .yuv420p)
+    for index in 0..<5 { try writer.append(image: image, t: Double(index) / 30) }
+    try writer.finish()
+    let fields = try VideoClips.streamFields(path)
+    #expect(fields["streams_stream_0_width"] == "64" && fields["streams_stream_0_height"] == "48", "\(fields)")
+    #expect(try VideoClips.frameTimes(path).count == 5)
+  }
+}

@@ -103,3 +103,97 @@ struct VideoInputTests {
     #expect(try result(events(folder.file("e.jsonl")))["reason"] == "input_error")
   }
 }
+
+/// Recording as LUNA ID does: H.264 in the container the name says.
+@Suite(.enabled(if: VideoClips.available || Browser.required, Comment(rawValue: VideoClips.skipReason)))
+struct VideoRecordingTests {
+  private let recording = "examples/recordings/face-blink.avi"
+
+  /// The sidecar's frame times, in frame order.
+  private func sidecarTimes(_ path: String) throws -> [Double] {
+    let text = try #require(fileText(path), "no sidecar at \(path)")
+    return try text.split(separator: "\n").map { try JSONParser.parse(String($0)) }.filter { $0["frame"] != nil }
+      .compactMap { $0["t"]?.doubleValue }
+  }
+
+  @Test(arguments: ["kept.mp4", "kept.mov", "kept.mkv"])
+  func runRecordKeepsEveryFrameAsH264AtItsTime(name: String) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let out = folder.file(name)
+    let outcome = try workbench(
+      [
+        "run", "examples/image-quality.lua", "--input", recording, "--record", out, "--record-policy", "always",
+        "--set", "image_quality.hold_ms=5000", "--events", folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let end = try result(events(folder.file("e.jsonl")))
+    #expect(end["reason"] == "end_of_input")
+    let kept = try #require(end["outputs"]?["recording"])
+    #expect(kept["kept"] == .bool(true), "\(kept)")
+    #expect(kept["frames"] == 72, "\(kept)")
+    // No temporary file is left beside it.
+    #expect(folder.listing.filter { $0.hasPrefix(".") }.isEmpty, "\(folder.listing)")
+    let fields = try VideoClips.streamFields(out)
+    #expect(fields["streams_stream_0_codec_name"] == "h264", "\(fields)")
+    #expect(fields["streams_stream_0_width"] == "640" && fields["streams_stream_0_height"] == "360")
+    // Every kept frame decodes, at the time the run saw it.
+    let times = try VideoClips.frameTimes(out)
+    let seen = try sidecarTimes(out + ".timestamps.jsonl")
+    #expect(times.count == 72 && seen.count == 72)
+    for (time, reference) in zip(times, seen) { #expect(abs(time - reference) < 0.001, "\(time) vs \(reference)") }
+    // And it reads back through workbench as the same session.
+    let again = try workbench(
+      [
+        "run", "examples/image-quality.lua", "--input", out, "--set", "image_quality.hold_ms=5000", "--events",
+        folder.file("again.jsonl"),
+      ], folder: folder)
+    #expect(again.status == 1, "\(again)")
+    let second = try result(events(folder.file("again.jsonl")))
+    #expect(second["frames"] == end["frames"])
+    #expect(second["t"] == end["t"])
+  }
+
+  @Test func workbenchRecordWritesAnMP4() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let out = folder.file("clip.mp4")
+    let outcome = try workbench(["record", "--input", recording, "--out", out, "--frames", "20"], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(outcome.stderr.contains("recorded 20 frames"), "\(outcome)")
+    #expect(try VideoClips.frameTimes(out).count == 20)
+    #expect(try VideoClips.streamFields(out)["format_format_name"]?.contains("mp4") == true)
+    #expect(
+      folder.listing.filter { $0.hasPrefix("clip") || $0.hasPrefix(".") } == ["clip.mp4", "clip.mp4.timestamps.jsonl"],
+      "\(folder.listing)")
+  }
+
+  @Test func ctrlCWhileRecordingAnMP4LeavesAFileThatPlaysWithEveryKeptFrame() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let out = folder.file("session.mp4")
+    let eventsPath = folder.file("events.jsonl")
+    let launched = try Launched(
+      [
+        "run", "examples/image-quality.lua", "--input", recording, "--realtime", "--set",
+        "image_quality.min_sharpness=0.99", "--record", out, "--events", eventsPath, "--quiet",
+      ], folder: folder)
+    let deadline = Date().addingTimeInterval(120)
+    while launched.isRunning && Date() < deadline && !folder.listing.contains(where: { $0.hasPrefix(".session.mp4") }) {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    // Part of the recording is in, not all of it (it lasts 2.4 s at its own pace).
+    Thread.sleep(forTimeInterval: 0.8)
+    #expect(launched.isRunning, "the run ended before it could be interrupted")
+    launched.process.interrupt()
+    let outcome = launched.wait()
+    #expect(outcome.status == 130, "\(outcome)")
+    let end = try result(events(eventsPath))
+    #expect(end["reason"] == "interrupted")
+    let frames = try #require(end["outputs"]?["recording"]?["frames"]?.integerValue, "\(end)")
+    #expect(frames > 0 && frames < 72, "\(end)")
+    #expect(try VideoClips.frameTimes(out).count == Int(frames))
+    #expect(try VideoClips.streamFields(out)["streams_stream_0_codec_name"] == "h264")
+    #expect(folder.listing.filter { $0.hasPrefix(".") }.isEmpty, "\(folder.listing)")
+  }
+}

@@ -112,6 +112,38 @@ long long wb_video_damaged_count(const wb_video *reader);
 
 void wb_video_close(wb_video *reader);
 
+/* Writing: H.264 through libx264 in the container a file name's extension
+ * names (.mp4, .mov, .mkv). Frames are given as full-range 4:2:0 planes
+ * (as wb_video_read_frame gives them) or packed RGB, and are stored in full
+ * range, flagged as such, so that what is read back is what was written. */
+typedef struct wb_video_writer wb_video_writer;
+
+enum { WB_PIXELS_YUV420P = 0, WB_PIXELS_RGB24 = 1 };
+
+/* Opens `path` for writing, in the container of `container_path`'s
+ * extension (the file is written under a temporary name and renamed by the
+ * caller). `crf` is x264's constant rate factor (0-51), `preset` its speed
+ * preset ("ultrafast"). `fps` is the nominal rate; every frame carries its
+ * own time. */
+int wb_video_writer_open(const char *path, const char *container_path, int width, int height, double fps, int crf,
+                         const char *preset, wb_video_writer **writer, char *message, size_t message_size);
+
+/* Encodes one frame shown at `seconds` (rising; a time that does not rise is
+ * moved just past the one before). Returns 0, or an FFmpeg error code (the
+ * disk is full: AVERROR(ENOSPC)) with `message`. */
+int wb_video_writer_write(wb_video_writer *writer, const uint8_t *pixels, int format, double seconds, char *message,
+                          size_t message_size);
+
+/* Drains the encoder, writes the trailer (the MP4 index, moved to the front:
+ * +faststart) and closes the file. Returns 0 or an FFmpeg error code. */
+int wb_video_writer_finish(wb_video_writer *writer, char *message, size_t message_size);
+
+/* Frees the writer, finished or not (a file not finished is not playable). */
+void wb_video_writer_free(wb_video_writer *writer);
+
+/* Whether FFmpeg's error code means the disk is full. */
+int wb_ffmpeg_error_is_full(int error);
+
 /* The libraries' versions, "libavformat 59.27.100, ...". */
 const char *wb_ffmpeg_versions(void);
 #endif
