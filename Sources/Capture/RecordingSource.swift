@@ -42,10 +42,21 @@ public enum RecordingSource {
     + "a 4:2:0 .y4m file, or a video file FFmpeg reads (MP4, MOV, MKV, WebM, AVI); "
     + "workbench probe FILE says what is in a file"
 
+  /// Which reader opens a file.
+  public enum Reader: Sendable {
+    /// The built-in reader of the format when there is one (AVI of Motion
+    /// JPEG, MJPEG, Y4M), FFmpeg for everything else.
+    case automatic
+    /// FFmpeg for every file, the built-in formats too (to compare the two).
+    case ffmpeg
+  }
+
   /// Opens the recording at `path`. `fps` sets the frame rate of a recording
   /// whose container has none (a folder, an MJPEG file); a timestamps
   /// sidecar beside the recording wins over both.
-  public static func open(path: String, fps: Double? = nil) throws(CaptureError) -> any FrameSource {
+  public static func open(path: String, fps: Double? = nil, reader: Reader = .automatic) throws(CaptureError)
+    -> any FrameSource
+  {
     if let fps, !(fps.isFinite && fps > 0) {
       throw CaptureError(
         .invalidRecording, source: path, "the frame rate must be a positive number of frames per second, not \(fps)",
@@ -66,7 +77,7 @@ public enum RecordingSource {
         help: "a camera is given with --camera DEVICE (workbench devices lists them); " + supportedFormatsHelp)
     }
     let file = try RecordingFile(path: path)
-    let format = try detectFormat(of: file)
+    let format = reader == .ffmpeg ? .video : try detectFormat(of: file)
     let context = try RecordingContext(path: path, fps: fps, isFolder: false)
     switch format {
     case .mjpeg: return try MJPEGFileSource(file: file, context: context)

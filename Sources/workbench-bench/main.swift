@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group but soak
-//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, recognition, server or soak
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, recognition, server, video or soak
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -14,6 +14,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("qa", runQABenchmarks),
   ("recognition", runRecognitionBenchmarks),
   ("server", runServerBenchmarks),
+  ("video", runVideoBenchmarks),
   ("soak", runSoakBenchmarks),
 ]
 /// Groups that run only when named: the soak takes over two hours.
