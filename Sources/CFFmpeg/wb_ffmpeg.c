@@ -110,6 +110,8 @@ static int rotation_of(const AVStream *stream, int *mirrored) {
   return 0;
 }
 
+static void expand_row(const uint8_t *restrict source, uint8_t *restrict destination, int count, int chroma);
+
 static void fill_range_tables(wb_video *video) {
   for (int value = 0; value < 256; value++) {
     if (video->info.full_range) {
@@ -117,11 +119,9 @@ static void fill_range_tables(wb_video *video) {
       video->chroma_range[value] = (uint8_t)value;
       continue;
     }
-    /* 16-235 luma and 16-240 chroma to 0-255, rounded, as JPEG stores them. */
-    long luma = lround((value - 16) * 255.0 / 219.0);
-    long chroma = lround((value - 128) * 255.0 / 224.0 + 128);
-    video->luma_range[value] = (uint8_t)(luma < 0 ? 0 : luma > 255 ? 255 : luma);
-    video->chroma_range[value] = (uint8_t)(chroma < 0 ? 0 : chroma > 255 ? 255 : chroma);
+    /* 16-235 luma and 16-240 chroma to 0-255, as JPEG stores them, the same as expand_row. */
+    expand_row((const uint8_t[]){(uint8_t)value}, &video->luma_range[value], 1, 0);
+    expand_row((const uint8_t[]){(uint8_t)value}, &video->chroma_range[value], 1, 1);
   }
 }
 
@@ -268,10 +268,23 @@ size_t wb_video_frame_bytes(const wb_video *video) {
   return width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2);
 }
 
+/* One row of limited-range samples to full range, in arithmetic the
+ * compiler vectorizes (a table lookup per byte would not be): luma
+ * (v - 16) × 255/219, chroma (v - 128) × 255/224 + 128, in 13-bit fixed
+ * point, within one level of the exact value. */
+static void expand_row(const uint8_t *restrict source, uint8_t *restrict destination, int count, int chroma) {
+  const int offset = chroma ? 128 : 16, scale = chroma ? 9326 : 9539, base = chroma ? 128 : 0;
+  for (int x = 0; x < count; x++) {
+    int value = (((source[x] - offset) * scale + 4096) >> 13) + base;
+    destination[x] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+  }
+}
+
 /* Copies one plane of `width`×`height` into tightly packed rows, turned
- * `rotation` degrees clockwise, through a value table (range expansion). */
+ * `rotation` degrees clockwise, expanding limited range to full range unless
+ * the video is full range already. */
 static void put_plane(const uint8_t *source, int stride, int width, int height, uint8_t *destination, int rotation,
-                      const uint8_t *table) {
+                      const uint8_t *table, int expand, int chroma) {
   switch (rotation) {
   case 90:
     /* (x, y) goes to (height - 1 - y, x) in a picture `height` wide. */
@@ -299,7 +312,10 @@ static void put_plane(const uint8_t *source, int stride, int width, int height, 
     for (int y = 0; y < height; y++) {
       const uint8_t *row = source + (size_t)y * stride;
       uint8_t *out = destination + (size_t)y * width;
-      for (int x = 0; x < width; x++) out[x] = table[row[x]];
+      if (expand)
+        expand_row(row, out, width, chroma);
+      else
+        memcpy(out, row, (size_t)width);
     }
     break;
   }
@@ -351,10 +367,10 @@ static int deliver(wb_video *video, uint8_t *destination, char *message, size_t 
   uint8_t *luma = destination;
   uint8_t *blue = luma + (size_t)width * height;
   uint8_t *red = blue + (size_t)chroma_width * chroma_height;
-  int rotation = video->info.rotation;
-  put_plane(planes[0], strides[0], width, height, luma, rotation, video->luma_range);
-  put_plane(planes[1], strides[1], chroma_width, chroma_height, blue, rotation, video->chroma_range);
-  put_plane(planes[2], strides[2], chroma_width, chroma_height, red, rotation, video->chroma_range);
+  int rotation = video->info.rotation, expand = !video->info.full_range;
+  put_plane(planes[0], strides[0], width, height, luma, rotation, video->luma_range, expand, 0);
+  put_plane(planes[1], strides[1], chroma_width, chroma_height, blue, rotation, video->chroma_range, expand, 1);
+  put_plane(planes[2], strides[2], chroma_width, chroma_height, red, rotation, video->chroma_range, expand, 1);
   return WB_VIDEO_FRAME;
 }
 

@@ -16,7 +16,7 @@ import Settings
 public enum FuzzTargets {
   public static let all: [FuzzTarget] = [
     json, trace, settings, messages, licenseConf, licensePlist, licenseDat, activationRequest, activationAnswer,
-    avi, mjpeg, y4m, timestamps, jpeg, scenario,
+    avi, mjpeg, y4m, video, timestamps, jpeg, scenario,
   ]
 
   public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -187,22 +187,39 @@ public enum FuzzTargets {
     recording(file)
   }
 
+  static let video = FuzzTarget(
+    "video", "video files through FFmpeg (MP4, MOV, MKV...): the shim's demuxing, decoding and rotation, and probe",
+    madeSeeds: MadeSeeds.videoFiles, dictionary: "scripts/fuzz-dictionaries/video.dict", fileName: "input.mp4"
+  ) { _, file in
+    let problems = recording(file, reader: .ffmpeg)
+    guard problems.isEmpty else { return problems }
+    // What probe says must agree with itself, whatever the bytes.
+    let probe = RecordingProbe.probe(path: file)
+    if probe.readable, probe.problem != nil { return ["probe says readable and names a problem"] }
+    if !probe.readable, probe.problem == nil { return ["probe says not readable without a reason"] }
+    if let problem = probe.problem { return ErrorRules.namesTheInput(problem.description, file, "the probe's problem") }
+    return []
+  }
+
   /// Reads a recording as `run --input` does, at most a few dozen frames.
-  private static func recording(_ file: String) -> [String] {
+  private static func recording(_ file: String, reader: RecordingSource.Reader = .automatic) -> [String] {
     let source: any FrameSource
     do {
-      source = try RecordingSource.open(path: file, fps: 30)
+      source = try RecordingSource.open(path: file, fps: 30, reader: reader)
     } catch {
       return ErrorRules.namesTheInput(error.description, file, "the recording error")
     }
     defer { source.close() }
     var previousIndex: Int64 = -1
+    var previousTime = -Double.infinity
     do {
       for _ in 0..<64 {
         guard let frame = try source.next() else { break }
         if frame.index <= previousIndex { return ["frame \(frame.index) comes after frame \(previousIndex)"] }
         if !frame.t.isFinite { return ["frame \(frame.index) has a time that is not finite"] }
+        if frame.t <= previousTime { return ["frame \(frame.index) at t=\(frame.t) is not after t=\(previousTime)"] }
         previousIndex = frame.index
+        previousTime = frame.t
         if case .image(let image) = frame.payload, image.width <= 0 || image.height <= 0 {
           return ["frame \(frame.index) is an image of \(image.width)×\(image.height)"]
         }

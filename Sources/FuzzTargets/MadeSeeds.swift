@@ -94,6 +94,28 @@ enum MadeSeeds {
     ]
   }
 
+  /// Tiny H.264 videos in MP4, MOV and MKV (four frames of 32×24), written by
+  /// the recorder's own writer.
+  @Sendable static func videoFiles() -> [[UInt8]] {
+    let folder = NSTemporaryDirectory() + "workbench-fuzz-seeds-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var seeds: [[UInt8]] = []
+    for name in ["seed.mp4", "seed.mov", "seed.mkv"] {
+      let path = folder + "/" + name
+      guard let writer = try? VideoFileWriter(path: path, width: 32, height: 24, fps: 30, dropsWhenBehind: false)
+      else { continue }
+      let image = ImageBuffer(width: 32, height: 24, format: .yuv420p)
+      for index in 0..<4 {
+        for offset in 0..<image.byteCount { image.pixels[offset] = UInt8(truncatingIfNeeded: offset &+ index &* 40) }
+        try? writer.append(image: image, t: Double(index) / 30)
+      }
+      try? writer.finish()
+      if let data = FileManager.default.contents(atPath: path) { seeds.append([UInt8](data)) }
+    }
+    return seeds
+  }
+
   @Sendable static func sidecars() -> [[UInt8]] {
     var header = JSONObject()
     header["workbench_timestamps"] = .integer(1)

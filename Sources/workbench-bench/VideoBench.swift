@@ -31,29 +31,37 @@ func runVideoBenchmarks() throws {
   let hevc = folder + "/720p-hevc.mov"
   let mjpeg720 = folder + "/720p-mjpeg.avi"
   try makeClip(ffmpeg, scaled + ["-c:v", "libx264", "-preset", "medium", "-crf", "20"], h264)
-  try makeClip(ffmpeg, scaled + ["-c:v", "libx265", "-preset", "medium", "-crf", "22", "-tag:v", "hvc1",
-    "-x265-params", "log-level=error"], hevc)
+  try makeClip(
+    ffmpeg,
+    scaled + [
+      "-c:v", "libx265", "-preset", "medium", "-crf", "22", "-tag:v", "hvc1",
+      "-x265-params", "log-level=error",
+    ], hevc)
   try makeClip(ffmpeg, scaled + ["-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p"], mjpeg720)
 
   print("video files through FFmpeg (one core, median of \(runs) runs; clips made from the bundled recording)")
   print("decoding 1280×720, every frame to full-range 4:2:0")
   for (name, path) in [("H.264 (MP4)", h264), ("HEVC (MOV)", hevc)] {
     let (frames, rate) = try medianRate(runs) { try decodeAll(path, reader: .automatic) }
-    print(String(format: "  %-12@ %4d frames  %7.0f frames/s  %6.2f ms/frame", name as NSString, frames, rate, 1000 / rate))
+    print(
+      String(format: "  %-12@ %4d frames  %7.0f frames/s  %6.2f ms/frame", name as NSString, frames, rate, 1000 / rate))
   }
 
   print("the same MJPEG AVI (1280×720, 288 frames) through each reader, to the luma plane the estimators read")
   let (builtinFrames, builtin) = try medianRate(runs) { try decodeAll(mjpeg720, reader: .automatic) }
   let (_, viaFFmpeg) = try medianRate(runs) { try decodeAll(mjpeg720, reader: .ffmpeg) }
   print(String(format: "  built-in reader + libjpeg-turbo (gray)  %7.0f frames/s  (%d frames)", builtin, builtinFrames))
-  print(String(format: "  FFmpeg reader (mjpeg decoder, 4:2:0)    %7.0f frames/s  (%.2f× the built-in)", viaFFmpeg,
-    viaFFmpeg / builtin))
+  print(
+    String(
+      format: "  FFmpeg reader (mjpeg decoder, 4:2:0)    %7.0f frames/s  (%.2f× the built-in)", viaFFmpeg,
+      viaFFmpeg / builtin))
 
   // The face flow over a whole clip: the recording five times over (360 frames, 640×360).
   let faceAVI = folder + "/faces.avi"
   let faceMP4 = folder + "/faces.mp4"
   try makeClip(ffmpeg, ["-stream_loop", "4", "-i", recording, "-c", "copy"], faceAVI)
-  try makeClip(ffmpeg, ["-i", faceAVI, "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p"],
+  try makeClip(
+    ffmpeg, ["-i", faceAVI, "-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p"],
     faceMP4)
   let flow = folder + "/faces.lua"
   try """
@@ -79,8 +87,10 @@ func runVideoBenchmarks() throws {
     try writer.finish()
     encodeTimes.append(Double(benchNanoseconds() - start) / 1e6 / Double(frames.count))
   }
-  print(String(format: "  %.2f ms/frame (%.0f frames/s), the trailer and index included", median(encodeTimes),
-    1000 / median(encodeTimes)))
+  print(
+    String(
+      format: "  %.2f ms/frame (%.0f frames/s), the trailer and index included", median(encodeTimes),
+      1000 / median(encodeTimes)))
 
   try runTraceMemory(folder: folder)
 }
@@ -139,10 +149,12 @@ private func peakMemory(_ program: String, _ arguments: [String], standardInput:
   posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
   let argv = ([program] + arguments).map { strdup($0) } + [nil]
-  defer { argv.forEach { free($0) } }
+  defer { for argument in argv { free(argument) } }
   var pid: pid_t = 0
   let status = posix_spawn(&pid, program, &actions, nil, argv, environ)
-  guard status == 0 else { throw WorkbenchError(.usage, "cannot start \(program): \(String(cString: strerror(status)))") }
+  guard status == 0 else {
+    throw WorkbenchError(.usage, "cannot start \(program): \(String(cString: strerror(status)))")
+  }
   var peak = 0
   var exit: Int32 = 0
   while waitpid(pid, &exit, WNOHANG) == 0 {
