@@ -199,7 +199,10 @@ int wb_video_open(const char *path, int decode, int threads, wb_video **reader, 
     if ((int)index != out->stream_index) video->format->streams[index]->discard = AVDISCARD_ALL;
   const AVCodecParameters *parameters = stream->codecpar;
   const AVCodecDescriptor *descriptor = avcodec_descriptor_get(parameters->codec_id);
-  copy_name(out->codec, sizeof out->codec, descriptor ? descriptor->name : avcodec_get_name(parameters->codec_id));
+  copy_name(out->codec, sizeof out->codec,
+            parameters->codec_id == AV_CODEC_ID_NONE ? "unknown"
+            : descriptor                            ? descriptor->name
+                                                    : avcodec_get_name(parameters->codec_id));
   copy_name(out->codec_long, sizeof out->codec_long, descriptor ? descriptor->long_name : "");
   copy_name(out->profile, sizeof out->profile, avcodec_profile_name(parameters->codec_id, parameters->profile));
   copy_name(out->pixel_format, sizeof out->pixel_format, av_get_pix_fmt_name(parameters->format));
@@ -234,6 +237,11 @@ int wb_video_open(const char *path, int decode, int threads, wb_video **reader, 
              parameters->width, parameters->height, WB_VIDEO_MAXIMUM_SIDE);
     wb_video_close(video);
     return WB_VIDEO_BAD_SIZE;
+  }
+  if (codec == NULL && parameters->codec_id == AV_CODEC_ID_NONE) {
+    snprintf(message, message_size, "its video codec is not one FFmpeg knows");
+    wb_video_close(video);
+    return WB_VIDEO_NO_DECODER;
   }
   if (codec == NULL) {
     snprintf(message, message_size, "this build of FFmpeg has no decoder for its video codec (%s)", out->codec);

@@ -206,7 +206,7 @@ extension RecordingProbe {
       if video.videoStreams > 0 {
         var codec = video.codec + (video.profile.map { " (\($0))" } ?? "")
         if let pixelFormat = video.pixelFormat { codec += ", " + pixelFormat }
-        if !video.fullRange { codec += ", limited range (read as full range)" }
+        if !video.fullRange, video.decodable { codec += ", limited range (read as full range)" }
         if !video.decodable { codec += ", no decoder in this build" }
         add("video", codec)
         var size = "\(video.storedWidth)×\(video.storedHeight)"

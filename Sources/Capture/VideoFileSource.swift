@@ -174,6 +174,10 @@ final class VideoFileReader {
       return CaptureError(
         .invalidRecording, source: path, what, help: "give a file with video; workbench probe \(path) lists its streams"
       )
+    case WB_VIDEO_NO_DECODER where VideoFileDescription.text(info.codec) == "unknown":
+      return CaptureError(
+        .unsupportedFormat, source: path, message,
+        help: "check where the file came from; workbench probe \(path) lists its streams")
     case WB_VIDEO_NO_DECODER:
       return CaptureError(
         .unsupportedFormat, source: path, message,

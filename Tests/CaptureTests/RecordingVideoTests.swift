@@ -137,6 +137,21 @@ struct RecordingVideoTests {
     }
   }
 
+  @Test func aCodecFFmpegDoesNotKnowIsRefusedAndDescribed() throws {
+    let path = try VideoClips.path(.unknownCodec)
+    #expect {
+      _ = try RecordingSource.open(path: path)
+    } throws: { error in
+      guard let error = error as? CaptureError else { return false }
+      return error.kind == .unsupportedFormat && error.source == path && error.message.contains("not one FFmpeg knows")
+        && (error.help ?? "").contains("probe")
+    }
+    let probe = RecordingProbe.probe(path: path)
+    #expect(!probe.readable)
+    #expect(probe.video?.codec == "unknown" && probe.video?.decodable == false)
+    #expect(probe.text.contains("no decoder in this build"))
+  }
+
   @Test func aDamagedFrameIsSkippedAndCountedAndReadingGoesOn() throws {
     let (info, read) = try readAll(try VideoClips.path(.corruptFrame))
     #expect(info.details["codec"] == "mjpeg")

@@ -154,6 +154,28 @@ struct VideoRecordingTests {
     #expect(second["t"] == end["t"])
   }
 
+  @Test func aPolicyThatThrowsTheRecordingAwayLeavesNothingAndAKeptOneIsWhole() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // The flow passes: "failed" throws the recording away, "passed" keeps it.
+    for policy in ["failed", "passed"] {
+      let out = folder.file("\(policy).mp4")
+      let outcome = try workbench(
+        [
+          "run", "examples/image-quality.lua", "--input", recording, "--record", out, "--record-policy", policy,
+          "--events", folder.file("\(policy).jsonl"),
+        ], folder: folder)
+      #expect(outcome.status == 0, "\(outcome)")
+      let kept = try #require(try result(events(folder.file("\(policy).jsonl")))["outputs"]?["recording"])
+      #expect(kept["kept"] == .bool(policy == "passed"), "\(kept)")
+      #expect(FileManager.default.fileExists(atPath: out) == (policy == "passed"))
+      if policy == "passed" {
+        #expect(try VideoClips.frameTimes(out).count == Int(kept["frames"]?.integerValue ?? -1))
+      }
+    }
+    #expect(folder.listing.filter { $0.hasPrefix(".") }.isEmpty, "\(folder.listing)")
+  }
+
   @Test func workbenchRecordWritesAnMP4() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

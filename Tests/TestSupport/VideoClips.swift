@@ -27,6 +27,8 @@ public enum VideoClips {
     case audioOnly = "audio.m4a"
     /// Motion JPEG in Matroska with the header of one frame in the middle overwritten.
     case corruptFrame = "corrupt.mkv"
+    /// H.264 in Matroska whose codec ID is renamed to one FFmpeg does not know.
+    case unknownCodec = "unknown-codec.mkv"
     /// Motion JPEG in AVI, which the built-in AVI reader reads too.
     case motionJPEGAVI = "mjpeg.avi"
   }
@@ -97,6 +99,17 @@ public enum VideoClips {
     case .corruptFrame:
       try encode(source + ["-c:v", "mjpeg", "-q:v", "3"], to: partial)
       try overwriteMiddle(partial)
+    case .unknownCodec:
+      try encode(source + ["-c:v", "libx264", "-preset", "veryfast"], to: partial)
+      var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: partial)))
+      let known = Array("V_MPEG4/ISO/AVC".utf8)
+      guard
+        let start = (0...(bytes.count - known.count)).first(where: {
+          bytes[$0..<($0 + known.count)].elementsEqual(known)
+        })
+      else { throw ClipError("no H.264 codec ID in \(partial)") }
+      bytes.replaceSubrange(start..<(start + known.count), with: Array("V_WORKBENCH/XYZ".utf8))
+      try Data(bytes).write(to: URL(fileURLWithPath: partial))
     case .motionJPEGAVI:
       try encode(source + ["-c:v", "mjpeg", "-q:v", "3"], to: partial)
     }
