@@ -379,6 +379,9 @@ private final class DecodeAhead: @unchecked Sendable {
     while ready.isEmpty && !finished && failure == nil && !stopping { condition.wait() }
     if !ready.isEmpty {
       var decoded = ready.removeFirst()
+      // Room in the queue: the decode thread may be waiting for it (damaged
+      // frames hold no buffer, so giving one back is not the only wake-up).
+      condition.broadcast()
       if case .image(let image) = decoded.content { lent = image }
       // A damaged frame has no time of its own: it sits just after the one before.
       if decoded.seconds.isNaN { decoded.seconds = -.infinity }

@@ -162,6 +162,23 @@ struct RecordingVideoTests {
     #expect(zip(read.times.dropFirst(), read.times).allSatisfy { $0 > $1 })
   }
 
+  @Test func moreDamagedFramesInARowThanTheReaderDecodesAheadAreAllSkipped() throws {
+    // The decode thread waited for room that taking damaged frames made
+    // without saying so (found by the video fuzz target): reading hung once
+    // the queue had filled with damaged frames before the loop took one.
+    let source = try RecordingSource.open(path: try VideoClips.path(.damagedRun))
+    defer { source.close() }
+    Thread.sleep(forTimeInterval: 0.3)
+    var unreadable = 0
+    var frames = 0
+    while let frame = try source.next() {
+      frames += 1
+      if case .unreadable = frame.payload { unreadable += 1 }
+    }
+    #expect(unreadable == 6)
+    #expect(frames == 60)
+  }
+
   @Test func aTextFileIsNotTakenForAVideo() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

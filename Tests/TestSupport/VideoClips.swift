@@ -27,6 +27,9 @@ public enum VideoClips {
     case audioOnly = "audio.m4a"
     /// Motion JPEG in Matroska with the header of one frame in the middle overwritten.
     case corruptFrame = "corrupt.mkv"
+    /// Motion JPEG in Matroska whose first six frames have their headers
+    /// overwritten: more damaged frames than the reader decodes ahead.
+    case damagedRun = "damaged-run.mkv"
     /// H.264 in Matroska whose codec ID is renamed to one FFmpeg does not know.
     case unknownCodec = "unknown-codec.mkv"
     /// Motion JPEG in AVI, which the built-in AVI reader reads too.
@@ -99,6 +102,9 @@ public enum VideoClips {
     case .corruptFrame:
       try encode(source + ["-c:v", "mjpeg", "-q:v", "3"], to: partial)
       try overwriteMiddle(partial)
+    case .damagedRun:
+      try encode(source + ["-c:v", "mjpeg", "-q:v", "3"], to: partial)
+      try overwriteMiddle(partial, frames: 6, fromTheStart: true)
     case .unknownCodec:
       try encode(source + ["-c:v", "libx264", "-preset", "veryfast"], to: partial)
       var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: partial)))
@@ -130,16 +136,20 @@ public enum VideoClips {
     try data.prefix(Int(Double(data.count) * fraction)).write(to: URL(fileURLWithPath: path))
   }
 
-  /// 600 bytes of 0x55 just after the first JPEG start past the middle of
-  /// the file: that frame has no header left, and the container is intact.
-  private static func overwriteMiddle(_ path: String) throws {
+  /// 600 bytes of 0x55 just after each of the first `frames` JPEG starts past
+  /// the middle of the file (or from its start): those frames have no header
+  /// left, and the container is intact.
+  private static func overwriteMiddle(_ path: String, frames: Int = 1, fromTheStart: Bool = false) throws {
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    var start = bytes.count / 2
-    while start + 3 < bytes.count, !(bytes[start] == 0xFF && bytes[start + 1] == 0xD8 && bytes[start + 2] == 0xFF) {
-      start += 1
+    var start = fromTheStart ? 0 : bytes.count / 2
+    for _ in 0..<frames {
+      while start + 3 < bytes.count, !(bytes[start] == 0xFF && bytes[start + 1] == 0xD8 && bytes[start + 2] == 0xFF) {
+        start += 1
+      }
+      guard start + 602 < bytes.count else { throw ClipError("no JPEG start in the second half of \(path)") }
+      bytes.replaceSubrange((start + 2)..<(start + 602), with: [UInt8](repeating: 0x55, count: 600))
+      start += 602
     }
-    guard start + 602 < bytes.count else { throw ClipError("no JPEG start in the second half of \(path)") }
-    bytes.replaceSubrange((start + 2)..<(start + 602), with: [UInt8](repeating: 0x55, count: 600))
     try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
 
