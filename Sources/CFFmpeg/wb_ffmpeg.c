@@ -30,6 +30,8 @@ struct wb_video {
   wb_video_info info;
   /* The decoder was sent the end of the stream and is being drained. */
   int draining;
+  /* A decoded frame waits in `frame` for wb_video_deliver_frame. */
+  int pending;
   long long damaged;
   /* The last frame's time, for frames without one. */
   double last_seconds;
@@ -405,10 +407,14 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
     snprintf(message, message_size, "the reader was opened without its decoder");
     return WB_VIDEO_ERROR;
   }
-  if (capacity < wb_video_frame_bytes(video)) {
+  if (destination != NULL && capacity < wb_video_frame_bytes(video)) {
     snprintf(message, message_size, "a frame needs %zu bytes, the buffer has %zu", wb_video_frame_bytes(video),
              capacity);
     return WB_VIDEO_ERROR;
+  }
+  if (video->pending) {
+    av_frame_unref(video->frame);
+    video->pending = 0;
   }
   last_log[0] = 0;
   for (;;) {
@@ -419,6 +425,9 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
       if (video->frame->decode_error_flags != 0 || video->frame->flags & AV_FRAME_FLAG_CORRUPT) {
         say(message, message_size, "the decoder reported a damaged frame", 0);
         result = WB_VIDEO_DAMAGED;
+      } else if (destination == NULL) {
+        video->pending = 1;
+        return WB_VIDEO_FRAME;
       } else {
         result = deliver(video, destination, message, message_size);
       }
@@ -456,6 +465,24 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
       return WB_VIDEO_DAMAGED;
     }
   }
+}
+
+int wb_video_deliver_frame(wb_video *video, uint8_t *destination, size_t capacity, char *message,
+                           size_t message_size) {
+  if (!video->pending) {
+    snprintf(message, message_size, "no decoded frame waits to be delivered");
+    return WB_VIDEO_ERROR;
+  }
+  if (capacity < wb_video_frame_bytes(video)) {
+    snprintf(message, message_size, "a frame needs %zu bytes, the buffer has %zu", wb_video_frame_bytes(video),
+             capacity);
+    return WB_VIDEO_ERROR;
+  }
+  int result = deliver(video, destination, message, message_size);
+  av_frame_unref(video->frame);
+  video->pending = 0;
+  if (result == WB_VIDEO_DAMAGED) video->damaged++;
+  return result;
 }
 
 int wb_video_read_packet(wb_video *video, double *seconds, int *has_time, int *keyframe, int *size, char *message,

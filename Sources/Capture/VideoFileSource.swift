@@ -113,16 +113,21 @@ final class VideoFileReader {
     case end
   }
 
-  /// Decodes the next frame into `buffer` (a yuv420p image of the reader's size).
+  /// Decodes the next frame into `buffer` (a yuv420p image of the reader's
+  /// size), which is sized only once a frame has decoded.
   func readFrame(into buffer: ImageBuffer) throws(CaptureError) -> Read {
     guard let handle else { return .end }
-    buffer.reshape(width: description.width, height: description.height, format: .yuv420p)
     var seconds = 0.0
     var ticks: Int64 = 0
     var hasTime: Int32 = 0
-    let status = messageBuffer.withUnsafeMutableBufferPointer { message in
-      wb_video_read_frame(
-        handle, buffer.pixels, buffer.capacity, &seconds, &ticks, &hasTime, message.baseAddress, message.count)
+    var status = messageBuffer.withUnsafeMutableBufferPointer { message in
+      wb_video_read_frame(handle, nil, 0, &seconds, &ticks, &hasTime, message.baseAddress, message.count)
+    }
+    if Int(status) == WB_VIDEO_FRAME {
+      buffer.reshape(width: description.width, height: description.height, format: .yuv420p)
+      status = messageBuffer.withUnsafeMutableBufferPointer { message in
+        wb_video_deliver_frame(handle, buffer.pixels, buffer.capacity, message.baseAddress, message.count)
+      }
     }
     switch Int(status) {
     case WB_VIDEO_FRAME: return .frame(seconds: seconds, ticks: ticks, hasTime: hasTime != 0)
@@ -315,9 +320,8 @@ private final class DecodeAhead: @unchecked Sendable {
   init(reader: VideoFileReader, ringSize: Int) {
     self.reader = reader
     capacity = ringSize
-    free = (0..<ringSize).map { _ in
-      ImageBuffer(width: reader.description.width, height: reader.description.height, format: .yuv420p)
-    }
+    // Empty until a frame decodes: a small damaged file may declare a huge size.
+    free = (0..<ringSize).map { _ in ImageBuffer(format: .yuv420p) }
     let thread = Thread { [self] in run() }
     thread.name = "workbench-decode"
     thread.start()

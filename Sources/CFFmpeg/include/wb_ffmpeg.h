@@ -41,7 +41,7 @@ enum {
 };
 
 /* The widest or tallest frame accepted, pixels. */
-#define WB_VIDEO_MAXIMUM_SIDE 16384
+#define WB_VIDEO_MAXIMUM_SIDE 8192
 
 typedef struct wb_video wb_video;
 
@@ -97,9 +97,17 @@ size_t wb_video_frame_bytes(const wb_video *reader);
 /* Decodes the next frame into `destination` (wb_video_frame_bytes bytes),
  * with its presentation time in seconds (`best_effort_timestamp` × the
  * stream's time base) and in ticks. `has_time` is 0 when the file gave the
- * frame no timestamp. DAMAGED says why in `message` and writes no pixels. */
+ * frame no timestamp. DAMAGED says why in `message` and writes no pixels.
+ * With `destination` NULL a decoded frame waits for wb_video_deliver_frame,
+ * so that a caller allocates its buffer only for a frame that decoded (a
+ * small damaged file may declare a huge size). */
 int wb_video_read_frame(wb_video *reader, uint8_t *destination, size_t capacity, double *seconds, long long *ticks,
                         int *has_time, char *message, size_t message_size);
+
+/* Converts the frame wb_video_read_frame kept into `destination`: FRAME,
+ * DAMAGED (a frame of another size than the stream's) or ERROR. */
+int wb_video_deliver_frame(wb_video *reader, uint8_t *destination, size_t capacity, char *message,
+                           size_t message_size);
 
 /* The next packet of the video stream without decoding it: its presentation
  * time (has_time 0 when it has none), whether it is a key frame, and its
