@@ -73,6 +73,11 @@ public struct VideoFileDescription: Sendable, Equatable {
   }
 }
 
+/// The text of a NUL-terminated C character buffer.
+func cText(_ buffer: [CChar]) -> String {
+  String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 /// One opened FFmpeg reader and the calls that go through it. Not shared
 /// between threads: the decode thread owns it once reading starts.
 final class VideoFileReader {
@@ -90,7 +95,7 @@ final class VideoFileReader {
     let status = messageBuffer.withUnsafeMutableBufferPointer { message in
       wb_video_open(path, decode ? 1 : 0, 1, &handle, &info, message.baseAddress, message.count)
     }
-    let message = String(cString: messageBuffer)
+    let message = cText(messageBuffer)
     guard Int(status) == WB_VIDEO_OK, let handle else {
       throw Self.openError(path: path, status: Int(status), message: message, info: info)
     }
@@ -131,11 +136,11 @@ final class VideoFileReader {
     }
     switch Int(status) {
     case WB_VIDEO_FRAME: return .frame(seconds: seconds, ticks: ticks, hasTime: hasTime != 0)
-    case WB_VIDEO_DAMAGED: return .damaged(String(cString: messageBuffer))
+    case WB_VIDEO_DAMAGED: return .damaged(cText(messageBuffer))
     case WB_VIDEO_END: return .end
     default:
       throw CaptureError(
-        .unreadableFile, source: path, String(cString: messageBuffer),
+        .unreadableFile, source: path, cText(messageBuffer),
         help: "check that the file is whole; workbench probe \(path) says what is in it")
     }
   }
@@ -158,7 +163,7 @@ final class VideoFileReader {
     }
     switch Int(status) {
     case WB_VIDEO_FRAME: return .packet(seconds: hasTime != 0 ? seconds : nil, keyframe: keyframe != 0, size: Int(size))
-    case WB_VIDEO_DAMAGED: return .damaged(String(cString: messageBuffer))
+    case WB_VIDEO_DAMAGED: return .damaged(cText(messageBuffer))
     default: return .end
     }
   }

@@ -95,7 +95,7 @@ public final class VideoFileWriter: @unchecked Sendable {
     }
     guard status == 0, let handle else {
       unlink(temporary)
-      throw Self.error(status, String(cString: message), path: path)
+      throw Self.error(status, cText(message), path: path)
     }
     self.handle = handle
     spareBuffers = (0..<Self.queueDepth).map { _ in ImageBuffer(width: width, height: height, format: .yuv420p) }
@@ -222,7 +222,7 @@ public final class VideoFileWriter: @unchecked Sendable {
       condition.lock()
       if let returned { spareBuffers.append(returned) }
       if status != 0, failure == nil {
-        failure = Self.error(status, String(cString: message), path: path)
+        failure = Self.error(status, cText(message), path: path)
       } else if status == 0, !stopped, problem == nil {
         times.append(job.t)
       } else if problem != nil {
@@ -256,7 +256,7 @@ public final class VideoFileWriter: @unchecked Sendable {
     if status != 0 || frameTimes.isEmpty {
       // A file without its trailer does not play: leave nothing behind.
       unlink(temporaryPath)
-      if status != 0 { throw Self.error(status, String(cString: message), path: path) }
+      if status != 0 { throw Self.error(status, cText(message), path: path) }
       if let writeFailure { throw writeFailure }
       return
     }
