@@ -32,6 +32,9 @@ public enum Browser {
 
   /// Runs a program with its output in files; a program that hangs is killed
   /// after a generous safety limit so the suite cannot hang (not a timing check).
+  /// util-linux's setsid, which starts a program in a new session.
+  static let setsid = "/usr/bin/setsid"
+
   public static func run(_ program: String, _ arguments: [String], folder: TemporaryFolder) throws -> Run {
     let id = UUID().uuidString
     let stdoutPath = folder.file("stdout-\(id).txt")
@@ -39,8 +42,16 @@ public enum Browser {
     _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
     _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
+    // In a session (and process group) of its own: a signal the program
+    // sends its whole group as it shuts down (Chromium's helpers) must not
+    // reach the test runner, which is in the group a child starts in.
+    if FileManager.default.isExecutableFile(atPath: setsid) {
+      process.executableURL = URL(fileURLWithPath: setsid)
+      process.arguments = ["--wait", program] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: program)
+      process.arguments = arguments
+    }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
     process.standardError = FileHandle(forWritingAtPath: stderrPath)
