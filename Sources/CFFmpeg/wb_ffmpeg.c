@@ -32,7 +32,6 @@ struct wb_video {
   int draining;
   /* A decoded frame waits in `frame` for wb_video_deliver_frame. */
   int pending;
-  long long damaged;
   /* The last frame's time, for frames without one. */
   double last_seconds;
   int has_last;
@@ -432,7 +431,6 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
         result = deliver(video, destination, message, message_size);
       }
       av_frame_unref(video->frame);
-      if (result == WB_VIDEO_DAMAGED) video->damaged++;
       return result;
     }
     if (status == AVERROR_EOF) return WB_VIDEO_END;
@@ -447,7 +445,6 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
       video->draining = 1;
       avcodec_send_packet(video->decoder, NULL);
       if (status != AVERROR_EOF) {
-        video->damaged++;
         say(message, message_size, "reading stopped before the end of the file", status);
         return WB_VIDEO_DAMAGED;
       }
@@ -460,7 +457,6 @@ int wb_video_read_frame(wb_video *video, uint8_t *destination, size_t capacity, 
     status = avcodec_send_packet(video->decoder, video->packet);
     av_packet_unref(video->packet);
     if (status < 0 && status != AVERROR(EAGAIN)) {
-      video->damaged++;
       say(message, message_size, "a frame could not be decoded", status);
       return WB_VIDEO_DAMAGED;
     }
@@ -481,7 +477,6 @@ int wb_video_deliver_frame(wb_video *video, uint8_t *destination, size_t capacit
   int result = deliver(video, destination, message, message_size);
   av_frame_unref(video->frame);
   video->pending = 0;
-  if (result == WB_VIDEO_DAMAGED) video->damaged++;
   return result;
 }
 
@@ -492,7 +487,6 @@ int wb_video_read_packet(wb_video *video, double *seconds, int *has_time, int *k
     int status = av_read_frame(video->format, video->packet);
     if (status == AVERROR_EOF) return WB_VIDEO_END;
     if (status < 0) {
-      video->damaged++;
       say(message, message_size, "reading stopped before the end of the file", status);
       return WB_VIDEO_DAMAGED;
     }
@@ -509,8 +503,6 @@ int wb_video_read_packet(wb_video *video, double *seconds, int *has_time, int *k
     return WB_VIDEO_FRAME;
   }
 }
-
-long long wb_video_damaged_count(const wb_video *video) { return video->damaged; }
 
 void wb_video_close(wb_video *video) {
   if (video == NULL) return;

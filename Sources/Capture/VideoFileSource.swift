@@ -168,8 +168,6 @@ final class VideoFileReader {
     }
   }
 
-  var damagedCount: Int { handle.map { Int(wb_video_damaged_count($0)) } ?? 0 }
-
   /// "libavformat 59.27.100, libavcodec 59.37.100, libswscale 6.7.100".
   static var libraryVersions: String { String(cString: wb_ffmpeg_versions()) }
 

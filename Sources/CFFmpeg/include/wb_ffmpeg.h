@@ -115,9 +115,6 @@ int wb_video_deliver_frame(wb_video *reader, uint8_t *destination, size_t capaci
 int wb_video_read_packet(wb_video *reader, double *seconds, int *has_time, int *keyframe, int *size, char *message,
                          size_t message_size);
 
-/* Damaged frames and packets so far. */
-long long wb_video_damaged_count(const wb_video *reader);
-
 void wb_video_close(wb_video *reader);
 
 /* Writing: H.264 through libx264 in the container a file name's extension
