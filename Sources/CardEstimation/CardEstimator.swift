@@ -237,7 +237,9 @@ public final class CardEstimator: Estimator {
     detector = CardDetector(workingWidth: settings.workingWidth)
     descriptor = EstimatorDescriptor(
       name: prefix, summary: "ID-1 card: corners, pose (tilt, distance), speed, glare, blur",
-      provides: Self.measurementNames.map { prefix + "." + $0 }, image: settings.useColor ? .color : .gray)
+      provides: Self.measurementNames.map { prefix + "." + $0 },
+      fields: Self.measurementNames.map { MeasurementField(prefix + "." + $0, $0 == "found" ? .boolean : .number) },
+      image: settings.useColor ? .color : .gray)
     rectified.reshape(width: settings.rectifiedWidth, height: settings.rectifiedHeight, format: .gray8)
   }
 

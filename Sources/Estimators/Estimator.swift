@@ -50,14 +50,19 @@ public struct EstimatorDescriptor: Sendable, Equatable {
   public var workingWidth: Int?
   /// "built-in" or the plugin file it came from.
   public var origin: String
+  /// Every measurement it writes, with its type: what `workbench check`
+  /// holds a flow's fields against. By default each of `provides`, as a
+  /// number (all a plugin can write).
+  public var fields: [MeasurementField]
 
   public init(
-    name: String, summary: String, provides: [String], needs: [String] = [], image: ImageNeed = .gray,
-    workingWidth: Int? = nil, origin: String = "built-in"
+    name: String, summary: String, provides: [String], fields: [MeasurementField]? = nil, needs: [String] = [],
+    image: ImageNeed = .gray, workingWidth: Int? = nil, origin: String = "built-in"
   ) {
     self.name = name
     self.summary = summary
     self.provides = provides
+    self.fields = fields ?? provides.map { MeasurementField($0) }
     self.needs = needs
     self.image = image
     self.workingWidth = workingWidth

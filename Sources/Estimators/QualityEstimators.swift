@@ -222,7 +222,8 @@ public final class QualityEstimator: Estimator {
 public final class FrameInfoEstimator: Estimator {
   // The size as captured, whatever the decode: it works at any scale.
   public let descriptor = EstimatorDescriptor(
-    name: "image", summary: "frame size in pixels", provides: ["image.width", "image.height"], workingWidth: 1)
+    name: "image", summary: "frame size in pixels", provides: ["image.width", "image.height"],
+    fields: [MeasurementField("image.width", .integer), MeasurementField("image.height", .integer)], workingWidth: 1)
   private var widthNode = -1
   private var heightNode = -1
   private var ancestors: [Int] = []

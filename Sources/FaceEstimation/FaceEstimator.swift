@@ -61,6 +61,12 @@ public final class FaceEstimator: Estimator {
       "ear_right", "size", "border_distance", "eye_distance", "smile", "mouth_open",
     ] + QualityKind.allCases.map { "quality." + $0.rawValue }
 
+  /// What it writes, with types: `face.count`, then `fields` for the
+  /// largest face and for each face by position.
+  public static let measurementFields =
+    [MeasurementField("face.count", .integer)] + fields.map { MeasurementField("face." + $0) }
+    + fields.map { MeasurementField("face.faces.#." + $0) }
+
   public let descriptor: EstimatorDescriptor
   public let options: FaceEstimatorOptions
   /// The faces of the last frame, largest first (empty before the first).
@@ -101,7 +107,7 @@ public final class FaceEstimator: Estimator {
     descriptor = EstimatorDescriptor(
       name: FaceEstimator.name,
       summary: "faces (MediaPipe Face Landmarker): box, pose, blinks, eye aspect ratio, size, quality",
-      provides: ["face"], image: .color, workingWidth: 640)
+      provides: ["face"], fields: FaceEstimator.measurementFields, image: .color, workingWidth: 640)
   }
 
   public func prepare(schema: MeasurementSchema) throws(EstimatorError) {

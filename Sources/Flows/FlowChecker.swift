@@ -1,7 +1,24 @@
 import Diagnostics
 import Foundation
 import Logging
+import Measurements
 import Settings
+
+/// What `workbench check` holds the fields a flow reads against: the
+/// measurements the estimators declare, or those a trace holds.
+public struct MeasurementReference: Sendable {
+  public var catalog: MeasurementCatalog
+  /// Ends "reads 'x', which …": "no estimator provides", "the trace t.jsonl does not hold".
+  public var missing: String
+  /// Where to see what there is.
+  public var listing: String
+
+  public init(catalog: MeasurementCatalog, missing: String, listing: String) {
+    self.catalog = catalog
+    self.missing = missing
+    self.listing = listing
+  }
+}
 
 /// What `workbench check` found.
 public struct FlowCheckReport: Sendable {
@@ -16,7 +33,9 @@ public struct FlowCheckReport: Sendable {
 /// syntax errors, API misuse and settings problems; the message keys it may
 /// show are checked against every language's catalog.
 public enum FlowChecker {
-  public static func check(_ options: FlowOptions, logger: Logger) throws(WorkbenchError) -> FlowCheckReport {
+  public static func check(
+    _ options: FlowOptions, measurements: MeasurementReference? = nil, logger: Logger
+  ) throws(WorkbenchError) -> FlowCheckReport {
     var problems: [Diagnostic] = []
     var traceback: String?
     guard let flow = try FlowLoader.load(options, logger: logger, problems: &problems, traceback: &traceback) else {
@@ -25,6 +44,7 @@ public enum FlowChecker {
     let source = (try? String(contentsOfFile: options.flowPath, encoding: .utf8)) ?? ""
     let keys = flow.description.messageKeys + messageKeys(inSource: source)
     problems += flow.catalogs.problems(forKeys: keys)
+    if let measurements { problems += fieldProblems(flow, against: measurements) }
     let stepCount = flow.description.steps.count
     let summary =
       "\(flow.displayPath): flow '\(flow.description.name)', \(stepCount) step\(stepCount == 1 ? "" : "s"), "
@@ -32,6 +52,60 @@ public enum FlowChecker {
       + "(\(flow.catalogs.languages.joined(separator: ", "))), \(flow.settings.all.count) settings"
     return FlowCheckReport(
       problems: problems, warnings: needsWarnings(flow), summary: summary, detail: nil)
+  }
+
+  /// A field the flow reads that nothing provides, or that a step compares
+  /// with numbers when it holds something else: the run would never pass
+  /// that step, and say only `end_of_input` or `timeout`.
+  static func fieldProblems(_ flow: LoadedFlow, against reference: MeasurementReference) -> [Diagnostic] {
+    var problems: [Diagnostic] = []
+    var seen = Set<String>()
+    let source = (try? String(contentsOfFile: flow.options.flowPath, encoding: .utf8)) ?? ""
+    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    for read in flow.description.reads {
+      var location = read.location ?? SourceLocation(file: flow.displayPath)
+      // A step written as a plain table in `return wb.flow { … }` has no line
+      // (a tail call): the line that names the field is where it was written.
+      if location.line == nil, location.file == flow.displayPath,
+        let line = lines.firstIndex(where: { $0.contains("\"\(read.field)\"") || $0.contains("'\(read.field)'") })
+      {
+        location.line = line + 1
+      }
+      guard seen.insert("\(read.field)@\(location)").inserted else { continue }
+      switch reference.catalog.lookup(read.field) {
+      case .unknown:
+        let suggestion = didYouMean(closestNames(to: read.field, among: reference.catalog.spellings))
+        problems.append(
+          Diagnostic(
+            "reads '\(read.field)', which \(reference.missing)", at: location,
+            help: suggestion.map { "\($0) (\(reference.listing))" } ?? reference.listing))
+      case .group where read.isNumberTest:
+        let example = reference.catalog.spellings.first { $0.hasPrefix(read.field + ".") } ?? read.field + ".name"
+        problems.append(
+          Diagnostic(
+            "compares '\(read.field)' with a number, but it is a group of measurements", at: location,
+            help: "name one measurement in it, such as '\(example)'"))
+      case .value(let type) where read.isNumberTest && !type.isNumeric:
+        problems.append(
+          Diagnostic(
+            "compares '\(read.field)' with a number, but it holds \(FlowChecker.describe(type))", at: location,
+            help: type == .onRequest
+              ? "name it in needs = { \"\(read.field)\" } and ask for it with ctx.describe_face"
+              : "a number test cannot read it; test it in a function instead: when = function(m) return m.\(read.field) end in wb.alert or wb.guard, or a wb.step with needs = { \"\(read.field)\" }"
+          ))
+      default: break
+      }
+    }
+    return problems
+  }
+
+  static func describe(_ type: MeasurementType) -> String {
+    switch type {
+    case .boolean: return "a boolean (true or false)"
+    case .string: return "a string"
+    case .onRequest: return "no value of its own in a frame (it is computed when the flow asks)"
+    case .number, .integer: return "a number"
+    }
   }
 
   /// A step that declares no `needs` makes every estimator run on every

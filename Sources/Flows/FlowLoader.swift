@@ -40,9 +40,18 @@ public struct FlowDescription: Sendable {
     public var location: SourceLocation?
   }
 
+  /// A measurement the flow names: in a step's `field` or `needs`, or to `wb.field`.
+  public struct FieldRead: Sendable, Equatable {
+    public var field: String
+    /// The step compares it with numbers (`field =` of wb.threshold, wb.range, wb.alert, wb.guard).
+    public var isNumberTest: Bool
+    public var location: SourceLocation?
+  }
+
   public var name: String
   public var summary: String?
   public var steps: [Step]
+  public var reads: [FieldRead]
   public var codes: [String: Int64]
   /// The message key of a result reason, where the flow names its own
   /// (`results = { passed = "enroll.passed" }`); else `result.<reason>`.
@@ -64,6 +73,12 @@ public struct FlowDescription: Sendable {
         needs: step["needs"]?.arrayValue?.compactMap(\.stringValue) ?? [],
         failCode: step["fail_code"]?.integerValue,
         location: step["where"]?.stringValue.flatMap(FlowDescription.location))
+    }
+    reads = (json["reads"]?.arrayValue ?? []).compactMap { read in
+      guard let field = read["field"]?.stringValue else { return nil }
+      return FieldRead(
+        field: field, isNumberTest: read["test"]?.stringValue == "number",
+        location: read["where"]?.stringValue.flatMap(FlowDescription.location))
     }
     var codes: [String: Int64] = [:]
     for (reason, code) in json["codes"]?.objectValue ?? JSONObject() {

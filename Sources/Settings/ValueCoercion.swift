@@ -1,3 +1,4 @@
+import Diagnostics
 import JSONCore
 
 /// A value as it was given, before it is checked against its declaration.

@@ -3,6 +3,7 @@ import Diagnostics
 import Flows
 import Logging
 import Session
+import Settings
 
 struct CheckCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -10,17 +11,28 @@ struct CheckCommand: ParsableCommand {
     abstract: "Validate a flow without running it.",
     discussion: """
       Loads the flow in its sandbox and lists every problem: Lua syntax, misuse of the flow \
-      API, message keys missing from any language's catalog, and settings that are unknown, \
-      of the wrong type or out of range in any layer. Exits 0 when there is none, 2 otherwise.
+      API, message keys missing from any language's catalog, settings that are unknown, \
+      of the wrong type or out of range in any layer, and measurements the flow reads that \
+      no estimator provides (or, with --input TRACE, that the trace does not hold) or that \
+      a step compares with numbers when they hold something else. Exits 0 when there is \
+      none, 2 otherwise.
 
       Examples:
         workbench check examples/liveness.lua
         workbench check examples/liveness.lua --config my-settings.json \\
           --set flow.time_limit=20
+        workbench check examples/liveness.lua --input examples/traces/liveness-pass.jsonl
       """)
 
   @Argument(help: ArgumentHelp("The flow script (.lua).", valueName: "flow"))
   var flow: String
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "A measurement trace (.jsonl) to hold the flow's fields against instead of the estimators' (a recording is measured by the estimators).",
+      valueName: "path"))
+  var input: String?
 
   @OptionGroup var settings: FlowSettingsOptions
   @OptionGroup var logging: LoggingOptions
@@ -30,7 +42,13 @@ struct CheckCommand: ParsableCommand {
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
     let report: FlowCheckReport
     do {
-      report = try FlowChecker.check(settings.flowOptions(path: flow), logger: logger)
+      let measurements =
+        if let input, InputSpec.isTrace(input) {
+          try MeasurementReferences.trace(input)
+        } else {
+          MeasurementReferences.estimators(try WorkbenchHome.locate(), settings: nil, logger: logger)
+        }
+      report = try FlowChecker.check(settings.flowOptions(path: flow), measurements: measurements, logger: logger)
     } catch {
       throw fail(error)
     }

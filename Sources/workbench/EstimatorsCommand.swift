@@ -18,11 +18,15 @@ struct EstimatorsCommand: ParsableCommand {
 
       Examples:
         workbench estimators
+        workbench estimators --fields
         workbench estimators --json
       """)
 
   @Flag(name: .long, help: "Print JSON instead of a table.")
   var json = false
+
+  @Flag(name: .long, help: "List every measurement with its type (# in a name is any position: face.faces.1.yaw).")
+  var fields = false
 
   @OptionGroup var logging: LoggingOptions
 
@@ -40,6 +44,13 @@ struct EstimatorsCommand: ParsableCommand {
             ("name", .string(descriptor.name)), ("origin", .string(descriptor.origin)),
             ("summary", .string(descriptor.summary)), ("provides", .array(descriptor.provides.map { .string($0) })),
             ("needs", .array(descriptor.needs.map { .string($0) })),
+            (
+              "fields",
+              .array(
+                descriptor.fields.map {
+                  .object(JSONObject([("path", .string($0.path)), ("type", .string($0.type.rawValue))]))
+                })
+            ),
             ("image", .string(descriptor.image == .color ? "color" : "gray")),
           ]))
       }
@@ -52,6 +63,18 @@ struct EstimatorsCommand: ParsableCommand {
       return
     }
     var lines: [String] = []
+    if fields {
+      let width = estimators.flatMap(\.descriptor.fields).map(\.path.count).max() ?? 0
+      for estimator in estimators {
+        for field in estimator.descriptor.fields {
+          lines.append(
+            field.path.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+              + field.type.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) + estimator.descriptor.name)
+        }
+      }
+      standardOutput(lines.joined(separator: "\n"))
+      return
+    }
     for estimator in estimators {
       let descriptor = estimator.descriptor
       lines.append("\(descriptor.name)  (\(descriptor.origin))  \(descriptor.summary)")

@@ -159,6 +159,7 @@ function runtime.prepare(flow)
     messages = copy_list(flow.messages),
     has_on_finish = type(flow.on_finish) == "function",
     watch_needs = watch_needs,
+    reads = problems.reads,
   }
   for index, step in ipairs(flow.steps) do
     local user_start, user_update, passed = step.start, step.update, step.passed
@@ -199,6 +200,7 @@ function runtime.prepare(flow)
     }
   end
   problems.raise(0)
+  problems.prepared = true
   return description, runtime.driver(returned, flow.steps, ctx)
 end
 

@@ -107,6 +107,7 @@ function steps.step(spec, fn)
     return { name = "invalid", needs = {}, hints = {}, update = function() end }
   end
   check_fields("wb.step", spec, {}, where)
+  problems.read_needs(spec.needs, where)
   if type(spec.update) ~= "function" then
     problems.add(where .. "wb.step: a step needs update = function(self, m, ctx) ... end")
     spec.update = function() end
@@ -128,6 +129,8 @@ function steps.threshold(spec)
   local where = native.where(2)
   check_fields("wb.threshold", spec,
     { field = "string", value = "function", above = "number", below = "number", crossing = "boolean" }, where)
+  problems.read(spec.field, "number", where)
+  problems.read_needs(spec.needs, where)
   if (type(spec.field) == "string") == (type(spec.value) == "function") then
     problems.add(where .. "wb.threshold: give field = \"group.name\" or value = function(m) ... end")
   end
@@ -142,7 +145,7 @@ function steps.threshold(spec)
     name = spec.name or ("threshold " .. tostring(spec.field or "value")),
     timeout = spec.timeout, hint = spec.hint, hint_params = spec.hint_params,
     needs = spec.needs or { spec.field }, hints = collect_hints(spec), fail_code = spec.fail_code,
-    within_ms = spec.within_ms, field = spec.field, above = spec.above, below = spec.below,
+    within_ms = spec.within_ms, field = spec.field, above = spec.above, below = spec.below, where = where,
   }
   local armed = not must_cross
   local user_start = spec.start
@@ -170,6 +173,8 @@ end
 function steps.range(spec)
   local where = native.where(2)
   check_fields("wb.range", spec, { field = "string", value = "function", min = "number", max = "number", hold_ms = "number" }, where)
+  problems.read(spec.field, "number", where)
+  problems.read_needs(spec.needs, where)
   if (type(spec.field) == "string") == (type(spec.value) == "function") then
     problems.add(where .. "wb.range: give field = \"group.name\" or value = function(m) ... end")
   end
@@ -185,6 +190,7 @@ function steps.range(spec)
     timeout = spec.timeout, hint = spec.hint, hint_params = spec.hint_params,
     needs = spec.needs or { spec.field }, hints = collect_hints(spec), fail_code = spec.fail_code,
     within_ms = spec.within_ms, field = spec.field, min = spec.min, max = spec.max, hold_ms = spec.hold_ms,
+    where = where,
   }
   local entered_at
   local user_start = spec.start
@@ -210,8 +216,8 @@ end
 -- out the sequence starts again from the first sub-step (a reset, not a
 -- failure). A blink:
 --   wb.sequence { name = "blink",
---     wb.threshold { field = "face.eye_openness", below = 0.2 },
---     wb.threshold { field = "face.eye_openness", above = 0.3, within_ms = 400 },
+--     wb.threshold { field = "face.ear_left", below = 0.2 },
+--     wb.threshold { field = "face.ear_left", above = 0.3, within_ms = 400 },
 --   }
 -- A sub-step is any step; give it a reset timeout with within_ms in its
 -- own spec, or wrap it as { within_ms = N, step }.
@@ -238,7 +244,7 @@ function steps.sequence(spec)
   local step = {
     name = spec.name or "sequence", timeout = spec.timeout, hint = spec.hint,
     hint_params = spec.hint_params, needs = needs, hints = hints, fail_code = spec.fail_code,
-    parts = parts, resets = 0,
+    parts = parts, resets = 0, where = where,
   }
   local current, previous_passed_at
 
@@ -322,6 +328,8 @@ local function watched_condition(kind, spec, where, own)
   local fields = { when = "function", field = "string", above = "number", below = "number", for_ms = "number" }
   for key, expected in pairs(own) do fields[key] = expected end
   check_fields(kind, spec, fields, where)
+  problems.read(spec.field, "number", where)
+  problems.read_needs(spec.needs, where)
   local holds, needs = condition(kind, spec, where)
   return holds, needs, (spec.for_ms or 0) / 1000
 end
@@ -419,6 +427,8 @@ function steps.normalize(item, index, where)
     item.update = function() end
   end
   item.name = item.name or ("step " .. index)
+  -- A plain table is a step as written in the flow; one from wb.* noted its reads.
+  if item.where == nil then problems.read_needs(item.needs, where) end
   item.needs = item.needs or {}
   item.hints = item.hints or collect_hints(item)
   return item

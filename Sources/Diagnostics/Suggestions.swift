@@ -1,8 +1,6 @@
-import Diagnostics
-
 /// Up to `limit` names close to `typed`, closest first: those within a few
 /// edits, and those whose last dotted word is the same (a missing prefix).
-func closestNames(to typed: String, among names: [String], limit: Int = 3) -> [String] {
+public func closestNames(to typed: String, among names: [String], limit: Int = 3) -> [String] {
   let lowered = typed.lowercased()
   let threshold = max(2, lowered.count / 3)
   let lastWord = lowered.split(separator: ".").last
@@ -19,7 +17,7 @@ func closestNames(to typed: String, among names: [String], limit: Int = 3) -> [S
 }
 
 /// "did you mean 'a'?", "did you mean 'a' or 'b'?", "did you mean 'a', 'b' or 'c'?"
-func didYouMean(_ names: [String]) -> String? {
+public func didYouMean(_ names: [String]) -> String? {
   let quoted = names.map { "'\($0)'" }
   guard let last = quoted.last else { return nil }
   let alternatives =

@@ -1,0 +1,144 @@
+import Diagnostics
+import Flows
+import JSONCore
+import Measurements
+import ReportingTesting
+import Testing
+
+/// `workbench check` holds every field a flow reads against what the
+/// estimators (or a trace) provide, with types.
+@Suite("Check: measurements")
+struct FieldCheckTests {
+  static let reference = MeasurementReference(
+    catalog: MeasurementCatalog([
+      MeasurementField("face.count", .integer), MeasurementField("face.yaw"), MeasurementField("face.pitch"),
+      MeasurementField("face.ear_left"), MeasurementField("face.faces.#.yaw"), MeasurementField("card.found", .boolean),
+      MeasurementField("card.tilt_x"), MeasurementField("face.descriptor", .onRequest),
+    ]), missing: "no estimator provides", listing: "see the list")
+
+  func problems(_ source: String) throws -> [Diagnostic] {
+    let fixture = try FlowFixture(source)
+    return try FlowChecker.check(fixture.options(), measurements: Self.reference, logger: testLogger).problems
+  }
+
+  /// "flow.lua:3: message": the file's name, the line, the message.
+  func located(_ problems: [Diagnostic]) -> [String] {
+    problems.map { problem in
+      let file = problem.location.map { String($0.file.split(separator: "/").last ?? "") } ?? "?"
+      return "\(file):\(problem.location?.line.map(String.init) ?? "?"): \(problem.message)"
+    }
+  }
+
+  @Test("a misspelled field in wb.threshold is an error at its line, with the field it was meant to be")
+  func misspelledThreshold() throws {
+    let problems = try problems(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "nod", steps = {
+        wb.threshold { name = "down", field = "face.pich", above = 10 },
+      } }
+      """)
+    #expect(problems.count == 1, "\(problems)")
+    #expect(located(problems).first == "flow.lua:3: reads 'face.pich', which no estimator provides")
+    #expect(problems.first?.help?.hasPrefix("did you mean 'face.pitch'") == true)
+  }
+
+  @Test("typos in needs, wb.field, wb.alert, wb.guard and plain-table steps are each caught at their line")
+  func everyWayOfReading() throws {
+    let problems = try problems(
+      """
+      local wb = require "wb"
+      local yaw = wb.field("face.yew")
+      return wb.flow { name = "all", steps = {
+        wb.step { name = "s", needs = { "face.cuont" }, update = function() return true end },
+        wb.threshold { value = function(m) return 1 end, needs = { "face.ear_lef" }, below = 0.2 },
+        { name = "plain", needs = { "crad.found" }, update = function() return true end },
+      }, watch = {
+        wb.alert { status = "TILT", field = "card.tilt_z", above = 30 },
+        wb.guard { reason = "gone", when = function(m) return false end, needs = { "card.fund" } },
+      } }
+      """)
+    let messages = located(problems)
+    #expect(messages.contains("flow.lua:2: reads 'face.yew', which no estimator provides"), "\(messages)")
+    #expect(messages.contains("flow.lua:4: reads 'face.cuont', which no estimator provides"))
+    #expect(messages.contains("flow.lua:5: reads 'face.ear_lef', which no estimator provides"))
+    #expect(messages.contains("flow.lua:6: reads 'crad.found', which no estimator provides"))
+    #expect(messages.contains("flow.lua:8: reads 'card.tilt_z', which no estimator provides"))
+    #expect(messages.contains("flow.lua:9: reads 'card.fund', which no estimator provides"))
+    #expect(problems.count == 6)
+  }
+
+  @Test("a number test on a boolean, a group or an on-request field is an error; on an integer it is not")
+  func types() throws {
+    let problems = try problems(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "types", steps = {
+        wb.range { field = "card.found", min = 0, max = 1 },
+        wb.threshold { field = "face", above = 1 },
+        wb.threshold { field = "face.descriptor", above = 0 },
+        wb.threshold { field = "face.count", above = 0 },
+        wb.threshold { field = "face.faces.2.yaw", above = 20 },
+      } }
+      """)
+    let messages = located(problems)
+    #expect(
+      messages == [
+        "flow.lua:3: compares 'card.found' with a number, but it holds a boolean (true or false)",
+        "flow.lua:4: compares 'face' with a number, but it is a group of measurements",
+        "flow.lua:5: compares 'face.descriptor' with a number, but it holds no value of its own in a frame (it is computed when the flow asks)",
+      ], "\(messages)")
+  }
+
+  @Test("groups and positions are fields a flow may name")
+  func groups() throws {
+    let problems = try problems(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "g", steps = {
+        wb.step { name = "s", needs = { "face", "card", "face.faces.3.yaw", "t" }, update = function() return true end },
+      } }
+      """)
+    #expect(problems.isEmpty, "\(problems)")
+  }
+
+  @Test("a getter made on every frame is not noted again (the list of reads does not grow while the flow runs)")
+  func readsStopAfterLoading() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "g", steps = {
+        wb.step { name = "s", needs = { "face.yaw" }, update = function(self, m)
+          local get = wb.field("face.yaw")
+          return nil
+        end },
+      } }
+      """)
+    let flow = try FlowLoader.load(fixture.options(), logger: testLogger)
+    let before = flow.description.reads.count
+    #expect(before == 1)
+    var script = FrameScript()
+    script.add(50) { _ in ["face.yaw": .number(1)] }
+    let schema = MeasurementSchema()
+    let runner = FlowRunner(flow: flow, sink: CollectingEventSink(), schema: schema)
+    for frame in script.build(into: schema) { _ = runner.process(frame) }
+    try flow.vm.runString("return #require('wb.problems').reads", chunkName: "count")
+    #expect(try flow.vm.returnedValue() == .integer(Int64(before)))
+  }
+}
+
+@Suite("Measurement catalog")
+struct MeasurementCatalogTests {
+  @Test("lookup: values, groups, positions, unknowns")
+  func lookup() {
+    let catalog = MeasurementCatalog([MeasurementField("face.faces.#.yaw"), MeasurementField("card.found", .boolean)])
+    #expect(catalog.lookup("face.faces.2.yaw") == .value(.number))
+    #expect(catalog.lookup("face.faces.0.yaw") == .unknown)
+    #expect(catalog.lookup("face.faces.x.yaw") == .unknown)
+    #expect(catalog.lookup("face.faces") == .group)
+    #expect(catalog.lookup("card.found") == .value(.boolean))
+    #expect(catalog.lookup("card.found.x") == .unknown)
+    #expect(catalog.lookup("t") == .value(.number))
+    #expect(catalog.spellings.contains("face.faces.1.yaw"))
+  }
+}
