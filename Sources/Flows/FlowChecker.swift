@@ -34,7 +34,7 @@ public struct FlowCheckReport: Sendable {
 /// show are checked against every language's catalog.
 public enum FlowChecker {
   public static func check(
-    _ options: FlowOptions, measurements: MeasurementReference? = nil, logger: Logger
+    _ options: FlowOptions, measurements: MeasurementReference? = nil, strict: Bool = false, logger: Logger
   ) throws(WorkbenchError) -> FlowCheckReport {
     var problems: [Diagnostic] = []
     var traceback: String?
@@ -43,15 +43,20 @@ public enum FlowChecker {
     }
     let source = (try? String(contentsOfFile: options.flowPath, encoding: .utf8)) ?? ""
     let keys = flow.description.messageKeys + messageKeys(inSource: source)
-    problems += flow.catalogs.problems(forKeys: keys)
+    let ownFolder = WorkbenchHome.display(
+      URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path + "/messages")
+    let catalogReport = flow.catalogs.check(
+      keys: keys, fallback: flow.settings.string("messages.fallback"), ownFolder: ownFolder)
+    problems += catalogReport.errors
+    var warnings = needsWarnings(flow) + endlessWarnings(flow)
+    if strict { problems += catalogReport.warnings } else { warnings += catalogReport.warnings }
     if let measurements { problems += fieldProblems(flow, against: measurements) }
     let stepCount = flow.description.steps.count
     let summary =
       "\(flow.displayPath): flow '\(flow.description.name)', \(stepCount) step\(stepCount == 1 ? "" : "s"), "
       + "\(Set(keys).count) message key\(Set(keys).count == 1 ? "" : "s") in \(flow.catalogs.languages.count) languages "
       + "(\(flow.catalogs.languages.joined(separator: ", "))), \(flow.settings.all.count) settings"
-    return FlowCheckReport(
-      problems: problems, warnings: needsWarnings(flow), summary: summary, detail: nil)
+    return FlowCheckReport(problems: problems, warnings: warnings, summary: summary, detail: nil)
   }
 
   /// A field the flow reads that nothing provides, or that a step compares
@@ -105,6 +110,19 @@ public enum FlowChecker {
     case .string: return "a string"
     case .onRequest: return "no value of its own in a frame (it is computed when the flow asks)"
     case .number, .integer: return "a number"
+    }
+  }
+
+  /// A step with no timeout in a flow with no time limit waits for ever on a
+  /// camera: a person who walks away never gets a result.
+  static func endlessWarnings(_ flow: LoadedFlow) -> [Diagnostic] {
+    guard (flow.settings.number("flow.time_limit") ?? 0) <= 0 else { return [] }
+    let stepTimeout = flow.settings.number("flow.step_timeout") ?? 0
+    return flow.description.steps.filter { ($0.timeout ?? stepTimeout) <= 0 }.map { step in
+      Diagnostic(
+        "step '\(step.name)' has no timeout and the flow no time limit: on a camera it can wait for ever",
+        at: step.location ?? SourceLocation(file: flow.displayPath),
+        help: "give the flow time_limit = 30 (the setting flow.time_limit), or the step a timeout")
     }
   }
 

@@ -277,7 +277,8 @@ public enum FlowLoader {
             "setting '\(key)' = \(language): no message catalog for that language (from \(source?.description ?? "default"))",
             at: SourceLocation(file: source?.origin ?? displayPath, key: key),
             help:
-              "choose one of: \(catalogs.languages.joined(separator: ", ")), or add configs/messages/\(language).json"))
+              "choose one of: \(catalogs.languages.joined(separator: ", ")), or add \(WorkbenchHome.display(flowDirectory + "/messages/\(language).json")) beside the flow"
+          ))
       }
     }
     return LoadedFlow(

@@ -27,7 +27,7 @@ public enum FlowSettings {
       doc: "Seed of the random step order and of math.random; 0: with random order, a new one each run (reported)"),
     SettingDeclaration(
       key: "messages.language", type: .string, defaultValue: .string("en"),
-      doc: "Language of the hints (a catalog in configs/messages/)"),
+      doc: "Language of the hints (a catalog in messages/ beside the flow, or in configs/messages/)"),
     SettingDeclaration(
       key: "messages.fallback", type: .string, defaultValue: .string("en"),
       doc: "Language used for a key that the chosen language's catalog lacks"),

@@ -158,25 +158,53 @@ public struct MessageCatalogs: Sendable {
   /// Problems a flow would hit at run time: keys missing from a catalog,
   /// and texts whose placeholders differ between languages.
   public func problems(forKeys keys: [String]) -> [Diagnostic] {
-    var problems: [Diagnostic] = []
+    let report = check(keys: keys)
+    return report.errors + report.warnings
+  }
+
+  /// What `workbench check` says of the keys a flow may show: a key missing
+  /// from the `fallback` language's catalog (or from every catalog) is an
+  /// error, since a run would show the bare key; missing from another
+  /// language, a warning, since a run falls back. With no fallback, every
+  /// missing key is an error. `ownFolder` is the `messages/` beside the flow,
+  /// where the help sends new texts.
+  public func check(keys: [String], fallback: String? = nil, ownFolder: String? = nil)
+    -> (errors: [Diagnostic], warnings: [Diagnostic])
+  {
+    var errors: [Diagnostic] = []
+    var warnings: [Diagnostic] = []
     let languages = self.languages
     if languages.isEmpty {
-      return [Diagnostic("no message catalogs were found", help: "add configs/messages/<language>.json files")]
+      let folder = ownFolder ?? "messages"
+      return (
+        [Diagnostic("no message catalogs were found", help: "add \(folder)/<language>.json beside the flow")], []
+      )
     }
     for key in Set(keys).sorted() {
-      for language in languages where texts[language]?[key] == nil {
-        problems.append(
-          Diagnostic(
-            "message key '\(key)' is missing from the '\(language)' catalog",
-            at: SourceLocation(file: files[language]?.last ?? "\(language).json", key: key),
-            help: "add \"\(key)\": \"...\" to it"))
+      let missing = languages.filter { texts[$0]?[key] == nil }
+      let fallbackHasIt = fallback.map { texts[$0]?[key] != nil } ?? false
+      for language in missing {
+        let file = ownFolder.map { "\($0)/\(language).json" } ?? files[language]?.last ?? "\(language).json"
+        let place = ownFolder == nil ? "to it" : "to \(file) beside the flow (it is read over the bundled catalog)"
+        if fallbackHasIt {
+          warnings.append(
+            Diagnostic(
+              "message key '\(key)' is missing from the '\(language)' catalog: a run in '\(language)' shows the '\(fallback!)' text",
+              at: SourceLocation(file: file, key: key), help: "add \"\(key)\": \"...\" \(place)"))
+        } else {
+          errors.append(
+            Diagnostic(
+              "message key '\(key)' is missing from the '\(language)' catalog",
+              at: SourceLocation(file: file, key: key),
+              help: "add \"\(key)\": \"...\" \(place)"))
+        }
       }
       let sets = languages.compactMap { language in
         texts[language]?[key].map { (language, MessageCatalogs.placeholders(in: $0)) }
       }
       if let first = sets.first {
         for (language, names) in sets.dropFirst() where names != first.1 {
-          problems.append(
+          errors.append(
             Diagnostic(
               "message '\(key)' uses placeholders {\(first.1.sorted().joined(separator: "}, {"))} in '\(first.0)' but {\(names.sorted().joined(separator: "}, {"))} in '\(language)'",
               at: SourceLocation(file: files[language]?.last ?? "\(language).json", key: key),
@@ -184,6 +212,6 @@ public struct MessageCatalogs: Sendable {
         }
       }
     }
-    return problems
+    return (errors, warnings)
   }
 }

@@ -34,6 +34,9 @@ struct CheckCommand: ParsableCommand {
       valueName: "path"))
   var input: String?
 
+  @Flag(name: .long, help: "A message key missing from a language other than the fallback is an error, not a warning.")
+  var strict = false
+
   @OptionGroup var settings: FlowSettingsOptions
   @OptionGroup var logging: LoggingOptions
 
@@ -48,7 +51,7 @@ struct CheckCommand: ParsableCommand {
         } else {
           MeasurementReferences.estimators(try WorkbenchHome.locate(), settings: nil, logger: logger)
         }
-      report = try FlowChecker.check(settings.flowOptions(path: flow), measurements: measurements, logger: logger)
+      report = try FlowChecker.check(settings.flowOptions(path: flow), measurements: measurements, strict: strict, logger: logger)
     } catch {
       throw fail(error)
     }

@@ -7,6 +7,10 @@ do {
   try command.run()
 } catch {
   let code = Workbench.exitCode(for: error)
+  if code == .validationFailure, let unknown = UnknownOptions.first(in: Array(CommandLine.arguments.dropFirst())) {
+    FileHandle.standardError.write(Data((unknown.message + "\n").utf8))
+    exit(2)
+  }
   if code == .validationFailure {
     FileHandle.standardError.write(Data((Workbench.fullMessage(for: error) + "\n").utf8))
     exit(2)

@@ -142,3 +142,103 @@ struct MeasurementCatalogTests {
     #expect(catalog.spellings.contains("face.faces.1.yaw"))
   }
 }
+
+/// Names that do not exist are caught where they are written.
+@Suite("Check: names")
+struct NameCheckTests {
+  @Test("wb.treshold is an error at its line that names wb.threshold")
+  func misspelledBuilder() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.treshold { field = "face.yaw", above = 10 },
+      } }
+      """)
+    let report = try FlowChecker.check(fixture.options(), logger: testLogger)
+    let message = try #require(report.problems.first?.message)
+    #expect(message.contains("flow.lua:3: wb.treshold does not exist: did you mean wb.threshold?"), "\(message)")
+    #expect(!message.contains("attempt to call a nil value"))
+  }
+
+  @Test("ctx.hnit in a step is a script error at its line that names ctx.hint")
+  func misspelledContext() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.step { name = "s", needs = { "face.yaw" }, update = function(self, m, ctx)
+          ctx.hnit("x")
+        end },
+      } }
+      """)
+    var script = FrameScript()
+    script.add(3) { _ in yaw(0) }
+    let record = try run(fixture, script)
+    #expect(record.result?.reason == "script_error")
+    let text = record.result?.error ?? ""
+    #expect(text.contains("flow.lua:4: ctx.hnit does not exist: did you mean ctx.hint?"), "\(text)")
+  }
+
+  @Test("a step may keep its own values in ctx")
+  func ownValuesInContext() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.step { name = "s", needs = { "face.yaw" }, update = function(self, m, ctx)
+          ctx.seen = (rawget(ctx, "seen") or 0) + 1
+          if ctx.seen == 3 then return true end
+        end },
+      } }
+      """)
+    var script = FrameScript()
+    script.add(5) { _ in yaw(0) }
+    #expect(try run(fixture, script).result?.reason == "passed")
+  }
+
+  @Test("a key missing from the fallback language is an error; from another, a warning (an error with --strict)")
+  func fallbackLanguage() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.threshold { field = "face.yaw", above = 10, hint = "nod.prompt" },
+      } }
+      """, messages: ["en": ["nod.prompt": "Nod"]])
+    let report = try FlowChecker.check(fixture.options(), logger: testLogger)
+    #expect(report.problems.isEmpty, "\(report.problems)")
+    let warning = try #require(report.warnings.first { $0.message.contains("nod.prompt") })
+    #expect(warning.message.contains("missing from the 'zh-HK' catalog: a run in 'zh-HK' shows the 'en' text"))
+    #expect(warning.help?.contains("messages/zh-HK.json beside the flow") == true, "\(warning)")
+    let strict = try FlowChecker.check(fixture.options(), strict: true, logger: testLogger)
+    #expect(strict.problems.contains { $0.message.contains("nod.prompt") })
+
+    let english = try FlowChecker.check(fixture.options(set: ["messages.fallback=zh-HK"]), logger: testLogger)
+    #expect(english.problems.contains { $0.message == "message key 'nod.prompt' is missing from the 'zh-HK' catalog" })
+  }
+
+  @Test("a language with no catalog points to a catalog beside the flow")
+  func catalogBesideTheFlow() throws {
+    let fixture = try FlowFixture(RunnerTests.twoTurns.replacingOccurrences(of: "%@", with: ""))
+    let report = try FlowChecker.check(fixture.options(language: "fr"), logger: testLogger)
+    let problem = try #require(report.problems.first { $0.message.contains("messages.language") })
+    #expect(problem.help?.contains("flow/messages/fr.json beside the flow") == true, "\(problem)")
+    #expect(problem.help?.contains("configs/messages") == false)
+  }
+
+  @Test("a step with no timeout in a flow with no time limit is a warning; with either, none")
+  func endless() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", time_limit = 0, steps = {
+        wb.threshold { field = "face.yaw", above = 10 },
+      } }
+      """)
+    let report = try FlowChecker.check(fixture.options(set: ["flow.step_timeout=0"]), logger: testLogger)
+    #expect(report.warnings.contains { $0.message.contains("can wait for ever") && $0.location?.line == 3 })
+    let bounded = try FlowChecker.check(fixture.options(), logger: testLogger)
+    #expect(!bounded.warnings.contains { $0.message.contains("can wait for ever") })
+  }
+}

@@ -295,9 +295,9 @@ struct CheckTests {
         function(m, ctx) ctx.hint("custom.key") end,
       } }
       """, messages: ["en": ["custom.key": "Custom"]])
-    let report = try FlowChecker.check(fixture.options(), logger: testLogger)
+    let report = try FlowChecker.check(fixture.options(), strict: true, logger: testLogger)
     let messages = report.problems.map(\.message)
-    #expect(messages.contains("message key 'custom.key' is missing from the 'zh-HK' catalog"))
+    #expect(messages.contains { $0.hasPrefix("message key 'custom.key' is missing from the 'zh-HK' catalog") })
     #expect(!messages.contains { $0.contains("face.turn_left") })
   }
 

@@ -209,4 +209,6 @@ wb.verify = identity.verify
 wb.identify = identity.identify
 wb.compare_faces = identity.compare_faces
 
-return wb
+-- A misspelled member (wb.treshold) is an error where it is written, not
+-- "attempt to call a nil value" later.
+return problems.strict(wb, "wb.", "docs/flow-api.md lists the flow API")

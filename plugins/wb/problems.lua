@@ -38,6 +38,50 @@ function problems.read_needs(needs, where)
   for _, field in ipairs(needs) do problems.read(field, nil, where) end
 end
 
+local function edit_distance(a, b)
+  local previous = {}
+  for j = 0, #b do previous[j] = j end
+  for i = 1, #a do
+    local current = { [0] = i }
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    end
+    previous = current
+  end
+  return previous[#b]
+end
+
+-- The name among the keys of `tables` closest to `name`, when one is
+-- close enough to be a typo of it; nil otherwise.
+function problems.closest(name, tables)
+  local best, best_distance = nil, math.max(2, #name // 3) + 1
+  for _, t in ipairs(tables) do
+    for key in pairs(t) do
+      if type(key) == "string" then
+        local distance = edit_distance(name:lower(), key:lower())
+        if distance < best_distance or (distance == best_distance and best and key < best) then
+          best, best_distance = key, distance
+        end
+      end
+    end
+  end
+  return best
+end
+
+-- Makes reading a missing member of `t` an error at the reader's line that
+-- names the closest member: `wb.treshold` says "did you mean wb.threshold?".
+function problems.strict(t, prefix, help)
+  return setmetatable(t, {
+    __index = function(self, key)
+      local message = prefix .. tostring(key) .. " does not exist"
+      local near = type(key) == "string" and problems.closest(key, { self }) or nil
+      if near then message = message .. ": did you mean " .. prefix .. near .. "?" end
+      error(message .. " (" .. help .. ")", 2)
+    end,
+  })
+end
+
 -- Raises every collected problem as one error, one per line.
 function problems.raise(level)
   if #problems.list == 0 then return end

@@ -24,7 +24,7 @@ end
 -- The context passed to every step. Functions work with both ctx.f(...)
 -- and ctx:f(...).
 local function make_context()
-  local ctx = { started_at = 0, elapsed = 0 }
+  local ctx = { started_at = 0, elapsed = 0, flow_started_at = 0 }
   local last_hint, last_params
   -- The hint under the alerts: shown again when the last alert clears.
   local base_hint, base_params
@@ -130,7 +130,9 @@ local function make_context()
   end
 
   ctx.log = require("wb").log
-  return ctx
+  -- A misspelled member (ctx.hnit) is an error at the step's line. A step
+  -- may still keep its own values in ctx: set them before reading them.
+  return problems.strict(ctx, "ctx.", "docs/flow-api.md lists what ctx has")
 end
 
 -- prepare(flow) -> description, driver
