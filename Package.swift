@@ -149,9 +149,11 @@ let package = Package(
       name: "Scenarios",
       dependencies: [
         "Session", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", "Settings", "Licensing", "Randomness", "Gallery",
+        "CardScenes", "FaceScenes", "Settings", "Licensing", "Randomness", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Synthetic face scenes: the face estimator's measurement trace from a keyframe schedule (docs/synth.md).
+    .target(name: "FaceScenes", dependencies: ["Diagnostics", "JSONCore", "Randomness"]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
     .target(name: "CardGeometry"),
     // Synthetic card scenes: a card rendered over a table top from a keyframe schedule (docs/synth.md).
@@ -186,8 +188,8 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Session", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
-        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "Analytics", "SessionReport", "Gallery",
-        "FaceRecognition", "FaceEstimation",
+        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Analytics", "SessionReport",
+        "Gallery", "FaceRecognition", "FaceEstimation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -249,6 +251,8 @@ let package = Package(
         "FaceEstimation", "Settings", "Randomness",
       ]),
     .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
+    .testTarget(
+      name: "FaceScenesTests", dependencies: ["FaceScenes", "FaceEstimation", "JSONCore", "Diagnostics", "TestSupport"]),
     .testTarget(
       name: "SessionTests",
       dependencies: [

@@ -125,6 +125,33 @@ private final class LogRoute: @unchecked Sendable {
   }
 }
 
+/// Every change of file descriptor 2 in the process goes through this
+/// lock: two that overlap would restore each other's replacement, and
+/// stderr would stay /dev/null for good (a test runner's results vanished
+/// so, when tests started landmarkers in parallel). Recursive: a
+/// redirection may nest inside another on the same thread.
+private let standardErrorLock = NSRecursiveLock()
+
+/// Runs `body` with file descriptor 2 pointed at `descriptor` (kept open;
+/// the caller closes it), and puts stderr back afterwards.
+public func withStandardError<T, E: Error>(redirectedTo descriptor: Int32, _ body: () throws(E) -> T) throws(E) -> T {
+  standardErrorLock.lock()
+  defer { standardErrorLock.unlock() }
+  fflush(nil)
+  let saved = dup(2)
+  guard saved >= 0, descriptor >= 0 else {
+    if saved >= 0 { close(saved) }
+    return try body()
+  }
+  dup2(descriptor, 2)
+  defer {
+    fflush(nil)
+    dup2(saved, 2)
+    close(saved)
+  }
+  return try body()
+}
+
 /// Runs `body` with file descriptor 2 pointed at /dev/null. While a
 /// landmarker starts, the library writes to stderr directly (before any log
 /// sink is in place: "Logging before InitGoogle() is written to STDERR", the
@@ -132,20 +159,8 @@ private final class LogRoute: @unchecked Sendable {
 /// process writes to stderr during those milliseconds is lost too (the
 /// library's own messages are held back and logged afterwards: `starting`).
 func withStandardErrorSilenced<T>(_ body: () throws(FaceBackendError) -> T) throws(FaceBackendError) -> T {
-  fflush(nil)
-  let saved = dup(2)
   let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-  guard saved >= 0, null >= 0 else {
-    if saved >= 0 { close(saved) }
-    if null >= 0 { close(null) }
-    return try body()
-  }
-  dup2(null, 2)
-  close(null)
-  defer {
-    fflush(nil)
-    dup2(saved, 2)
-    close(saved)
-  }
-  return try body()
+  defer { if null >= 0 { close(null) } }
+  guard null >= 0 else { return try body() }
+  return try withStandardError(redirectedTo: null, body)
 }

@@ -32,7 +32,8 @@ public final class FaceDescriptorEstimator: Estimator {
     descriptor = EstimatorDescriptor(
       name: Self.name,
       summary: "face descriptors (dlib ResNet, 128-d) of the live face or a card's portrait, when the flow asks",
-      provides: ["face.descriptor"], fields: [MeasurementField("face.descriptor", .onRequest)], needs: ["face"], image: .color, workingWidth: 640)
+      provides: ["face.descriptor"], fields: [MeasurementField("face.descriptor", .onRequest)], needs: ["face"],
+      image: .color, workingWidth: 640)
   }
 
   /// Checks that the models are there; they load when the flow first

@@ -139,14 +139,19 @@ public enum Fault: Sendable, Equatable {
       return .replay(times: Int(times))
     case "measure":
       guard let field = spec["field"]?.stringValue else {
-        throw fail("measure needs field = \"face.yaw\" and one of add, scale or set")
+        throw fail("measure needs field = \"face.yaw\" and one of add, scale, set or remove")
       }
       let (from, to) = try window()
       let add = spec["add"]?.doubleValue
       let scale = spec["scale"]?.doubleValue
-      let set = spec["set"]
-      guard [add != nil, scale != nil, set != nil].filter({ $0 }).count == 1 else {
-        throw fail("measure needs exactly one of add = N, scale = N or set = VALUE")
+      if let remove = spec["remove"], remove != .bool(true) {
+        throw fail("measure's remove takes true: { field = \"face.pitch\", remove = true }")
+      }
+      // remove = true makes the measurement absent: a null to set.
+      let set = spec["remove"] != nil ? JSONValue.null : spec["set"]
+      let given = [add != nil, scale != nil, spec["set"] != nil, spec["remove"] != nil]
+      guard given.filter({ $0 }).count == 1 else {
+        throw fail("measure needs exactly one of add = N, scale = N, set = VALUE or remove = true")
       }
       return .measure(field: field, add: add, scale: scale, set: set, from: from, to: to)
     default:
@@ -352,7 +357,9 @@ struct MeasurementFaults {
         case .integer(let number): frame[node] = .integer(number)
         case .number(let number): frame[node] = .number(number)
         case .string(let text): frame[node] = .string(text)
-        default: frame[node] = .absent
+        default:
+          frame[node] = .absent
+          continue
         }
       } else if let value, let add = fault.add {
         frame[node] = .number(value + add)

@@ -131,6 +131,15 @@ public enum ScenarioRunner {
     let inputPath: String
     switch scenario.input {
     case .file(let path): inputPath = path
+    case .synth(let schedule, let synthOptions) where SyntheticScenes.isFaceSchedule(schedule):
+      do {
+        inputPath = try SyntheticScenes.cachedRecording(schedule: schedule, options: synthOptions, suffix: ".jsonl") {
+          (path) throws(WorkbenchError) in
+          try SyntheticScenes.measureFace(schedule: schedule, options: synthOptions, to: path)
+        }
+      } catch {
+        return outcome(error: error.summary, status: 2, result: "not run", count: 0)
+      }
     case .synth(let schedule, let synthOptions):
       guard let synthesize = environment.synthesize else {
         return outcome(error: "synthetic scenes cannot be rendered here", status: 2, result: "not run", count: 0)

@@ -1,5 +1,6 @@
 import CardScenes
 import Diagnostics
+import FaceScenes
 import Foundation
 
 /// Synthetic card scenes for scenarios: rendered once per schedule and
@@ -15,6 +16,23 @@ public enum SyntheticScenes {
     _ = try CardScene(schedule: plan, options: sceneOptions, texture: nil).write(to: path)
   }
 
+  /// Whether the schedule at `path` is a face scene's (a trace is measured
+  /// from it) rather than a card's (a recording is rendered).
+  public static func isFaceSchedule(_ path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    return FaceSchedule.describesFace(String(decoding: data, as: UTF8.self))
+  }
+
+  /// Writes the measurement trace of a face scene, as `workbench synth face` does.
+  public static func measureFace(schedule: String, options: Scenario.SynthOptions, to path: String)
+    throws(WorkbenchError)
+  {
+    let plan = try FaceSchedule.load(path: schedule)
+    let sceneOptions = FaceSceneOptions(
+      width: options.width, height: options.height, fps: options.fps, seed: options.seed)
+    try FaceScene(schedule: plan, options: sceneOptions).write(to: path, source: schedule)
+  }
+
   /// The cache folder: `WORKBENCH_SYNTH_CACHE`, else one in the temporary folder.
   static var cacheFolder: String {
     if let folder = ProcessInfo.processInfo.environment["WORKBENCH_SYNTH_CACHE"], !folder.isEmpty { return folder }
@@ -26,7 +44,8 @@ public enum SyntheticScenes {
   /// otherwise rendered now by `render` (into a temporary name, renamed
   /// when complete, so parallel workers never read half a file).
   static func cachedRecording(
-    schedule: String, options: Scenario.SynthOptions, render: (String) throws(WorkbenchError) -> Void
+    schedule: String, options: Scenario.SynthOptions, suffix: String = ".avi",
+    render: (String) throws(WorkbenchError) -> Void
   ) throws(WorkbenchError) -> String {
     guard let bytes = FileManager.default.contents(atPath: schedule) else {
       throw WorkbenchError(
@@ -41,12 +60,12 @@ public enum SyntheticScenes {
     let folder = cacheFolder
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let name = String(hash, radix: 16)
-    let path = folder + "/" + name + ".avi"
+    let path = folder + "/" + name + suffix
     if FileManager.default.fileExists(atPath: path) { return path }
     let scratch = folder + "/" + name + ".\(getpid()).\(UUID().uuidString.prefix(8))"
     try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
-    let rendered = scratch + "/scene.avi"
+    let rendered = scratch + "/scene" + suffix
     try render(rendered)
     // The sidecars first: the recording's name appearing is the sign that it is complete.
     for suffix in [".timestamps.jsonl", ".truth.jsonl"] where FileManager.default.fileExists(atPath: rendered + suffix)

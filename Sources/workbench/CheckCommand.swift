@@ -51,7 +51,8 @@ struct CheckCommand: ParsableCommand {
         } else {
           MeasurementReferences.estimators(try WorkbenchHome.locate(), settings: nil, logger: logger)
         }
-      report = try FlowChecker.check(settings.flowOptions(path: flow), measurements: measurements, strict: strict, logger: logger)
+      report = try FlowChecker.check(
+        settings.flowOptions(path: flow), measurements: measurements, strict: strict, logger: logger)
     } catch {
       throw fail(error)
     }

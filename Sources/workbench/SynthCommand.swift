@@ -5,6 +5,6 @@ import Diagnostics
 struct SynthCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "synth",
-    abstract: "Make synthetic recordings with known ground truth.",
-    subcommands: [SynthCardCommand.self])
+    abstract: "Make synthetic inputs with known ground truth: card recordings and face traces.",
+    subcommands: [SynthCardCommand.self, SynthFaceCommand.self])
 }

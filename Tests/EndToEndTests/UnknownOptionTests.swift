@@ -16,7 +16,8 @@ import Testing
     let outcome = try run(
       ["run", "examples/liveness.lua", "--language", "en", "--input", "examples/traces/liveness-pass.jsonl"])
     #expect(outcome.status == 2, "\(outcome)")
-    #expect(outcome.stderr.contains("unknown option '--language' for 'workbench run': did you mean --lang?"), "\(outcome)")
+    #expect(
+      outcome.stderr.contains("unknown option '--language' for 'workbench run': did you mean --lang?"), "\(outcome)")
   }
 
   @Test("-i is named as unknown, not taken for a missing --input")

@@ -242,3 +242,50 @@ struct NameCheckTests {
     #expect(!bounded.warnings.contains { $0.message.contains("can wait for ever") })
   }
 }
+
+/// A number test that meets another type in a frame says so at the flow's line.
+@Suite("Steps: values of another type")
+struct WrongTypeTests {
+  @Test(
+    "wb.threshold, wb.range and wb.guard on a boolean fail at the flow's line, naming the field",
+    arguments: [
+      ("wb.threshold { field = \"face.pitch\", above = 10 }", "wb.threshold"),
+      ("wb.range { field = \"face.pitch\", min = 0, max = 1 }", "wb.range"),
+    ])
+  func wrongType(step: String, kind: String) throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        \(step),
+      } }
+      """)
+    var script = FrameScript()
+    script.add(3) { _ in ["face.pitch": .bool(false)] }
+    let record = try run(fixture, script)
+    #expect(record.result?.reason == "script_error")
+    let error = record.result?.error ?? ""
+    #expect(
+      error.contains("flow.lua:3: \(kind): 'face.pitch' is a boolean (false) in this frame, not a number"), "\(error)")
+    #expect(!error.contains("plugins/wb"), "\(error)")
+  }
+
+  @Test("a guard on a string fails at its line")
+  func guardOnAString() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.threshold { field = "face.yaw", above = 10 },
+      }, watch = {
+        wb.guard { reason = "gone", field = "card.size_ratio", below = 0.2 },
+      } }
+      """)
+    var script = FrameScript()
+    script.add(3) { _ in ["face.yaw": .number(0), "card.size_ratio": .string("far")] }
+    let error = try run(fixture, script).result?.error ?? ""
+    #expect(
+      error.contains("flow.lua:5: wb.guard: 'card.size_ratio' is a string (far) in this frame, not a number"),
+      "\(error)")
+  }
+}

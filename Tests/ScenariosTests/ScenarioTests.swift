@@ -82,7 +82,7 @@ struct ScenarioLoaderTests {
     #expect(text.contains("unknown key 'inptu'"), "\(text)")
     #expect(text.contains("did you mean 'input'?") || text.contains("needs input"), "\(text)")
     #expect(text.contains("unknown fault 'dropp'"), "\(text)")
-    #expect(text.contains("measure needs exactly one of add = N, scale = N or set = VALUE"), "\(text)")
+    #expect(text.contains("measure needs exactly one of add = N, scale = N, set = VALUE or remove = true"), "\(text)")
     #expect(text.contains("unknown key 'reslt'"), "\(text)")
     #expect(text.contains("events takes a list of event names"), "\(text)")
   }
@@ -394,5 +394,51 @@ struct FaultTests {
     outside[yaw] = .number(3)
     faults.apply(&outside, schema: schema)
     #expect(outside[yaw] == .number(3))
+  }
+
+  @Test("remove = true makes a measurement absent, and does not make its group appear")
+  func removal() throws {
+    let schema = MeasurementSchema()
+    let pitch = try schema.node(path: "face.pitch").get()
+    let face = try #require(schema.lookup(path: "face"))
+    let pose = try schema.node(path: "pose.pitch").get()
+    let poseGroup = try #require(schema.lookup(path: "pose"))
+    let faults = MeasurementFaults([
+      .measure(field: "face.pitch", add: nil, scale: nil, set: .null, from: 0, to: 1),
+      .measure(field: "pose.pitch", add: nil, scale: nil, set: .null, from: 0, to: 1),
+    ])
+    var frame = MeasurementFrame(t: 0.5, index: 0)
+    frame[face] = .table
+    frame[pitch] = .number(12)
+    faults.apply(&frame, schema: schema)
+    #expect(frame[pitch] == .absent)
+    #expect(frame[face] == .table)
+    #expect(frame[pose] == .absent)
+    #expect(frame[poseGroup] == .absent)
+  }
+}
+
+extension ScenarioLoaderTests {
+  @Test("a scenario's remove = true parses; remove = false is named as a mistake")
+  func removeParses() throws {
+    let (folder, result) = try load(
+      """
+      return { flow = "f.lua", input = "x.jsonl", faults = { { measure = { field = "face.pitch", remove = true, from = 1 } } },
+               expect = { result = 0 } }
+      """)
+    defer { folder.remove() }
+    let scenario = try #require(try result.get().first)
+    #expect(scenario.faults.contains { if case .measure(_, _, _, .null, 1, _) = $0 { true } else { false } })
+    let (other, wrong) = try load(
+      """
+      return { flow = "f.lua", input = "x.jsonl", faults = { { measure = { field = "face.pitch", remove = false } } },
+               expect = { result = 0 } }
+      """)
+    defer { other.remove() }
+    guard case .failure(let error) = wrong else {
+      Issue.record("loaded")
+      return
+    }
+    #expect("\(error)".contains("measure's remove takes true"), "\(error)")
   }
 }

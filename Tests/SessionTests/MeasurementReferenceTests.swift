@@ -34,7 +34,8 @@ struct MeasurementReferenceTests {
       "liveness-blink", "liveness-random", "liveness", "verify",
     ]
     for name in flows {
-      let options = FlowOptions(flowPath: home.root + "/examples/\(name).lua", settingDeclarations: RunSettings.declarations)
+      let options = FlowOptions(
+        flowPath: home.root + "/examples/\(name).lua", settingDeclarations: RunSettings.declarations)
       let report = try FlowChecker.check(options, measurements: reference, logger: Self.logger)
       #expect(report.problems.isEmpty, "\(name): \(report.problems)")
     }

@@ -53,6 +53,15 @@ function steps.field(path)
   end
 end
 
+-- A measurement a number test reads that holds something else (a boolean
+-- set by a QA scenario, a plugin's string) is the flow's mistake, reported
+-- at the flow's line with the field's name and what it held.
+local function not_a_number(where, kind, spec, value)
+  local what = spec.field and ("'" .. spec.field .. "'") or "the value function's result"
+  error(where .. kind .. ": " .. what .. " is a " .. type(value) .. " (" .. tostring(value)
+    .. ") in this frame, not a number", 0)
+end
+
 local common_fields = {
   name = "string", timeout = "number", hint = "string", hint_params = "table",
   needs = "table", hints = "table", start = "function", update = "function",
@@ -157,6 +166,7 @@ function steps.threshold(spec)
   function step.update(_, m)
     local value = get(m)
     if value == nil then return nil end
+    if type(value) ~= "number" then not_a_number(where, "wb.threshold", spec, value) end
     if sign * (value - limit) > 0 then
       if armed then return true end
     else
@@ -201,6 +211,7 @@ function steps.range(spec)
   end
   function step.update(_, m)
     local value = get(m)
+    if value ~= nil and type(value) ~= "number" then not_a_number(where, "wb.range", spec, value) end
     if value == nil or value < min or value > max then
       entered_at = nil
       return nil
@@ -317,6 +328,7 @@ local function condition(kind, spec, where)
   return function(m)
     local value = get(m)
     if value == nil then return false end
+    if type(value) ~= "number" then not_a_number(where, kind, spec, value) end
     if above ~= nil then return value > above end
     return value < below
   end, spec.needs or { spec.field }
