@@ -30,6 +30,9 @@ public struct FaceSceneOptions: Sendable, Equatable {
 public struct FaceScene {
   public let schedule: FaceSchedule
   public let options: FaceSceneOptions
+  /// Changes whenever the same schedule and seed would give other numbers
+  /// (caches of scenes key on it).
+  public static let version = 1
 
   /// Eye aspect ratio of fully shut eyes.
   static let shutEyeRatio = 0.045

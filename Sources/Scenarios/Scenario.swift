@@ -18,6 +18,9 @@ public struct Scenario: Sendable {
   public struct SynthOptions: Sendable, Equatable {
     public var width = 640
     public var height = 360
+    /// Whether the scenario gave the size; a face scene, which costs no
+    /// rendering, is otherwise measured at a camera's 1280x720.
+    public var sizeGiven = false
     public var fps = 30.0
     public var seed: UInt64 = 1
 
@@ -135,6 +138,7 @@ public enum ScenarioLoader {
           if parts.count == 2, parts.allSatisfy({ (16...4096).contains($0) }) {
             options.width = parts[0]
             options.height = parts[1]
+            options.sizeGiven = true
           } else {
             problem("input.size", "size takes WIDTHxHEIGHT, such as \"640x360\"")
           }

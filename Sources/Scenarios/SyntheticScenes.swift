@@ -28,8 +28,8 @@ public enum SyntheticScenes {
     throws(WorkbenchError)
   {
     let plan = try FaceSchedule.load(path: schedule)
-    let sceneOptions = FaceSceneOptions(
-      width: options.width, height: options.height, fps: options.fps, seed: options.seed)
+    let (width, height) = options.sizeGiven ? (options.width, options.height) : (1280, 720)
+    let sceneOptions = FaceSceneOptions(width: width, height: height, fps: options.fps, seed: options.seed)
     try FaceScene(schedule: plan, options: sceneOptions).write(to: path, source: schedule)
   }
 
@@ -52,7 +52,11 @@ public enum SyntheticScenes {
         .usage, "no such schedule", at: SourceLocation(file: schedule), help: "give a schedule file (docs/synth.md)")
     }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    let key = Array(bytes) + Array("\(options.width)x\(options.height)@\(options.fps)#\(options.seed)".utf8)
+    // What the output depends on besides the schedule: the options, the
+    // kind (by its file suffix) and, for face traces, the generator's version.
+    let generator = suffix == ".avi" ? "" : "\(suffix) \(options.sizeGiven) v\(FaceScene.version)"
+    let key =
+      Array(bytes) + Array("\(options.width)x\(options.height)@\(options.fps)#\(options.seed)\(generator)".utf8)
     for byte in key {
       hash ^= UInt64(byte)
       hash = hash &* 0x100_0000_01b3

@@ -28,6 +28,22 @@ import Testing
     #expect(XMLParser(data: Data(xml.utf8)).parse())
   }
 
+  /// Every bundled face flow passes on the scene made for it and fails, with
+  /// the reason it should, on others (examples/qa/face-scenes).
+  @Test func theFaceFlowsOnFaceScenes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      ["test", "examples/qa/face-scenes"], folder: folder, environment: ["WORKBENCH_SYNTH_CACHE": folder.file("cache")])
+    #expect(outcome.status == 0, "\(outcome)")
+    for flow in ["liveness", "liveness-blink", "liveness-random", "best-shot"] {
+      let lines = outcome.stdout.split(separator: "\n").filter { $0.contains(" - \(flow): ") }
+      #expect(lines.count >= 2, "\(flow): \(outcome)")
+      #expect(lines.allSatisfy { $0.hasPrefix("ok ") })
+    }
+    #expect(outcome.stdout.contains("ok 3 - best-shot: two faces are 1003"), "\(outcome)")
+  }
+
   @Test func breakingAThresholdFailsTheRightScenariosWithAReadableDiff() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

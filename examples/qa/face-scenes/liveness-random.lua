@@ -1,0 +1,22 @@
+-- examples/liveness-random.lua draws three interactions in a random order;
+-- the scene does every interaction in turn, again and again, so every seed
+-- passes. A photo held still fails the first interaction drawn.
+local list = {}
+for seed = 1, 4 do
+  list[#list + 1] = {
+    name = "liveness-random: seed " .. seed .. " passes on a face that does every interaction",
+    flow = "../../liveness-random.lua",
+    input = { synth = "../../synth/face-every-interaction.json", seed = seed },
+    seed = seed,
+    expect = { result = 0, events = { "status:INTERACTION_SUCCESS", "status:LIVENESS_PASSED" },
+               absent = { "status:INTERACTION_FAILED" } },
+  }
+end
+list[#list + 1] = {
+  name = "liveness-random: a photo held still fails with 1007",
+  flow = "../../liveness-random.lua",
+  input = { synth = "../../synth/face-photo.json" },
+  expect = { result = { code = 1007, reason = "interaction_timeout" }, events = { "status:INTERACTION_FAILED" },
+             absent = { "status:INTERACTION_SUCCESS" } },
+}
+return list
