@@ -152,6 +152,8 @@ let package = Package(
         "CardScenes", "FaceScenes", "Settings", "Licensing", "Randomness", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // `workbench new`: a folder with a working flow from configs/templates/.
+    .target(name: "Scaffold", dependencies: ["Diagnostics", "Settings"]),
     // Synthetic face scenes: the face estimator's measurement trace from a keyframe schedule (docs/synth.md).
     .target(name: "FaceScenes", dependencies: ["Diagnostics", "JSONCore", "Randomness"]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
@@ -188,7 +190,8 @@ let package = Package(
       name: "workbench",
       dependencies: [
         "Session", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
-        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Analytics", "SessionReport",
+        "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
+        "SessionReport",
         "Gallery", "FaceRecognition", "FaceEstimation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

@@ -23,7 +23,8 @@ struct Workbench: ParsableCommand {
       """,
     version: WorkbenchVersion.current,
     subcommands: [
-      RunCommand.self, CheckCommand.self, SettingsCommand.self, RecordCommand.self, EstimatorsCommand.self,
+      RunCommand.self, CheckCommand.self, NewCommand.self, SettingsCommand.self, RecordCommand.self,
+      EstimatorsCommand.self,
       DevicesCommand.self, ProbeCommand.self, SynthCommand.self,
       LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
       GalleryCommand.self,

@@ -3,6 +3,7 @@ import FaceEstimation
 import FaceScenes
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 @Suite("Face scenes")
@@ -118,5 +119,20 @@ struct FaceSceneTests {
     #expect(FaceSchedule.describesFace(#"{"kind": "face", "keyframes": [{"t": 0}]}"#))
     #expect(FaceSchedule.describesFace(#"{"keyframes": [{"t": 0, "yaw": 10}]}"#))
     #expect(!FaceSchedule.describesFace(#"{"keyframes": [{"t": 0, "tilt_y": 10}]}"#))
+  }
+}
+
+@Suite("Face scenes: the examples")
+struct FaceSceneExampleTests {
+  @Test("every face schedule in examples/synth parses and says it is a face scene")
+  func examples() throws {
+    let folder = packageRootPath + "/examples/synth"
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("face-") }
+    #expect(names.count >= 10)
+    for name in names {
+      let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+      #expect(FaceSchedule.describesFace(text), "\(name)")
+      #expect(try FaceSchedule.load(path: folder + "/" + name).length > 0, "\(name)")
+    }
   }
 }

@@ -284,13 +284,13 @@ function face.rejected(m, o)
   if type(f.liveness) == "number" and f.liveness < o.min_liveness then out[#out + 1] = "liveness_failed" end
   local q = f.quality or {}
   local failing = 0
-  for _, check in ipairs {
+  for _, score in ipairs {
     { "blur", "blurred" }, { "darkness", "too_dark" }, { "lightness", "too_light" },
     { "illumination", "uneven_light" }, { "specularity", "specular" },
   } do
-    local value = q[check[1]]
-    if value ~= nil and value < o.quality[check[1]] then
-      out[#out + 1] = check[2]
+    local value = q[score[1]]
+    if value ~= nil and value < o.quality[score[1]] then
+      out[#out + 1] = score[2]
       failing = failing + 1
     end
   end

@@ -98,7 +98,7 @@ function wb.flow(spec)
   local where = native.where(2)
   if type(spec) ~= "table" then
     problems.add(where .. "wb.flow expects a table")
-    problems.raise(2)
+    problems.raise()
   end
   for key, value in pairs(spec) do
     local expected = flow_fields[key]
@@ -164,7 +164,7 @@ function wb.flow(spec)
       end
     end
   end
-  problems.raise(2)
+  problems.raise()
   if next(values) ~= nil then native.settings({ declare = {}, values = values }) end
 
   return {

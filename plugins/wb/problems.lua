@@ -82,8 +82,9 @@ function problems.strict(t, prefix, help)
   })
 end
 
--- Raises every collected problem as one error, one per line.
-function problems.raise(level)
+-- Raises every collected problem as one error, one per line. The lines
+-- carry their own positions, so the error adds none.
+function problems.raise()
   if #problems.list == 0 then return end
   local text = table.concat(problems.list, "\n")
   problems.list = {}

@@ -2,7 +2,6 @@
 -- returned into the steps the host drives and the `ctx` every step gets.
 
 local native = require "wb.native"
-local steps = require "wb.steps"
 local problems = require "wb.problems"
 
 local runtime = {}
@@ -201,7 +200,7 @@ function runtime.prepare(flow)
       where = step.where,
     }
   end
-  problems.raise(0)
+  problems.raise()
   problems.prepared = true
   return description, runtime.driver(returned, flow.steps, ctx)
 end
