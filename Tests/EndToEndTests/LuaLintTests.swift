@@ -52,7 +52,9 @@ import Testing
 
     let library = try #require(fileText(packageRoot + "/plugins/wb/init.lua"))
     var exported = Set<String>()
-    for match in library.matches(of: /(?m)^(?:function )?wb\.([A-Za-z_]+)\s*[=(]/) { exported.insert(String(match.output.1)) }
+    for match in library.matches(of: /(?m)^(?:function )?wb\.([A-Za-z_]+)\s*[=(]/) {
+      exported.insert(String(match.output.1))
+    }
     #expect(exported.count >= 20, "\(exported)")
     for name in exported {
       #expect(declared.contains("wb.\(name)") || declared.contains("field.\(name)"), "wb.\(name) has no definition")
@@ -60,13 +62,16 @@ import Testing
 
     let runtime = try #require(fileText(packageRoot + "/plugins/wb/runtime.lua"))
     var members = Set<String>()
-    for match in runtime.matches(of: /(?m)^\s*(?:function )?ctx\.([A-Za-z_]+)\s*[=(]/) { members.insert(String(match.output.1)) }
+    for match in runtime.matches(of: /(?m)^\s*(?:function )?ctx\.([A-Za-z_]+)\s*[=(]/) {
+      members.insert(String(match.output.1))
+    }
     for match in runtime.matches(of: /local ctx = \{([^}]*)\}/) {
       for field in match.output.1.matches(of: /([A-Za-z_]+)\s*=/) { members.insert(String(field.output.1)) }
     }
     #expect(members.count >= 15, "\(members)")
     for name in members {
-      #expect(declared.contains("Context.\(name)") || declared.contains("field.\(name)"), "ctx.\(name) has no definition")
+      #expect(
+        declared.contains("Context.\(name)") || declared.contains("field.\(name)"), "ctx.\(name) has no definition")
     }
   }
 }
