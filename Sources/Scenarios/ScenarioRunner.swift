@@ -128,6 +128,18 @@ public enum ScenarioRunner {
         name: scenario.name, file: scenario.file, reproduce: scenario.reproduce, failures: failures, error: error,
         exitStatus: status, result: result, eventCount: count, seconds: Date().timeIntervalSince(started))
     }
+    // A missing input is the scenario's mistake (exit 2, not run), not a failed run.
+    switch scenario.input {
+    case .file(let path) where !path.isEmpty && path != "-" && !FileManager.default.fileExists(atPath: path):
+      return outcome(
+        error: "the input \(path) does not exist (paths are relative to the scenario file)", status: 2,
+        result: "not run", count: 0)
+    case .synth(let schedule, _) where !FileManager.default.fileExists(atPath: schedule):
+      return outcome(
+        error: "the schedule \(schedule) does not exist (paths are relative to the scenario file)", status: 2,
+        result: "not run", count: 0)
+    default: break
+    }
     let inputPath: String
     switch scenario.input {
     case .file(let path): inputPath = path

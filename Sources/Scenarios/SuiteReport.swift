@@ -35,7 +35,14 @@ public enum SuiteReport {
     if outcome.passed { return "ok \(number) - \(outcome.name)" }
     var lines = ["not ok \(number) - \(outcome.name)", "  ---"]
     if let error = outcome.error {
-      lines.append("  error: " + yaml(error))
+      // A message of several lines (every problem of a file that does not
+      // load) is a YAML block, one problem per line, as the terminal shows it.
+      if error.contains("\n") {
+        lines.append("  error: |")
+        for line in error.split(separator: "\n", omittingEmptySubsequences: false) { lines.append("    " + line) }
+      } else {
+        lines.append("  error: " + yaml(error))
+      }
     }
     if !outcome.failures.isEmpty {
       lines.append("  failures:")
@@ -108,8 +115,12 @@ public enum SuiteReport {
     return xml.joined(separator: "\n") + "\n"
   }
 
-  private static func className(_ file: String) -> String {
-    ((file as NSString).deletingPathExtension).replacingOccurrences(of: "/", with: ".")
+  /// "qa/face/blink" → "qa.face.blink": the path without its extension,
+  /// and without the "." and ".." parts that would make empty names
+  /// ("../qa/x" was "...qa.x").
+  static func className(_ file: String) -> String {
+    let parts = (file as NSString).deletingPathExtension.split(separator: "/").filter { $0 != "." && $0 != ".." }
+    return parts.isEmpty ? "scenarios" : parts.joined(separator: ".")
   }
 
   private static func firstLine(_ text: String) -> String {

@@ -108,3 +108,22 @@ import Testing
     #expect(outcome.stdout.contains("\(file) (key 'expect.reslt'): unknown key 'reslt'"), "\(outcome)")
   }
 }
+
+extension QASuiteTests {
+  /// A scenario whose input is missing is the scenario's mistake: exit 2,
+  /// not a failed run (exit 1), with the path it looked for.
+  @Test func aMissingInputIsALoadErrorNotAFailure() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let scenario = try folder.write(
+      "missing.lua",
+      """
+      return { name = "missing input", flow = "\(packageRoot)/examples/liveness.lua", input = "nothere.jsonl",
+               expect = { result = 0 } }
+      """)
+    let outcome = try workbench(["test", scenario], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stdout.contains("nothere.jsonl does not exist"), "\(outcome)")
+    #expect(outcome.stdout.contains("result: not run"), "\(outcome)")
+  }
+}

@@ -442,3 +442,26 @@ extension ScenarioLoaderTests {
     #expect("\(error)".contains("measure's remove takes true"), "\(error)")
   }
 }
+
+extension SuiteOutputTests {
+  @Test("a load error of several lines is a YAML block, one problem per line")
+  func multiLineError() {
+    let outcome = ScenarioOutcome(
+      name: "bad.lua", file: "bad.lua", reproduce: "workbench test bad.lua", failures: [],
+      error: "the scenario file does not load:\nbad.lua (key 'flw'): unknown key 'flw'\n  help: did you mean 'flow'?",
+      exitStatus: 2, result: "not run", eventCount: 0, seconds: 0)
+    let text = SuiteReport.tap(outcome, number: 1)
+    #expect(
+      text.contains(
+        "  error: |\n    the scenario file does not load:\n    bad.lua (key 'flw'): unknown key 'flw'\n      help: did you mean 'flow'?\n"
+      ), "\(text)")
+    #expect(!text.contains("\\n"))
+  }
+
+  @Test("JUnit class names leave out . and .. (no '..qa.x')")
+  func classNames() {
+    #expect(SuiteReport.className("../qa/face/nod-edge.lua") == "qa.face.nod-edge")
+    #expect(SuiteReport.className("./qa/x.lua") == "qa.x")
+    #expect(SuiteReport.className("qa/x.lua") == "qa.x")
+  }
+}
