@@ -113,17 +113,21 @@ public enum FlowChecker {
     }
   }
 
-  /// A step with no timeout in a flow with no time limit waits for ever on a
-  /// camera: a person who walks away never gets a result.
+  /// A step with no timeout in a flow with no time limit and no guard
+  /// waits for ever on a camera: a person who walks away never gets a result.
   static func endlessWarnings(_ flow: LoadedFlow) -> [Diagnostic] {
-    guard (flow.settings.number("flow.time_limit") ?? 0) <= 0 else { return [] }
+    guard (flow.settings.number("flow.time_limit") ?? 0) <= 0, !flow.description.hasGuard else { return [] }
     let stepTimeout = flow.settings.number("flow.step_timeout") ?? 0
-    return flow.description.steps.filter { ($0.timeout ?? stepTimeout) <= 0 }.map { step in
+    let endless = flow.description.steps.filter { ($0.timeout ?? stepTimeout) <= 0 }
+    guard let first = endless.first else { return [] }
+    let names = endless.map { "'\($0.name)'" }.joined(separator: ", ")
+    return [
       Diagnostic(
-        "step '\(step.name)' has no timeout and the flow no time limit: on a camera it can wait for ever",
-        at: step.location ?? SourceLocation(file: flow.displayPath),
-        help: "give the flow time_limit = 30 (the setting flow.time_limit), or the step a timeout")
-    }
+        "\(endless.count == 1 ? "step" : "steps") \(names) \(endless.count == 1 ? "has" : "have") no timeout and the flow no time limit: on a camera it can wait for ever",
+        at: first.location ?? SourceLocation(file: flow.displayPath),
+        help: "give the flow time_limit = 30 (the setting flow.time_limit), the step a timeout, or the flow a wb.guard that ends it"
+      )
+    ]
   }
 
   /// A step that declares no `needs` makes every estimator run on every

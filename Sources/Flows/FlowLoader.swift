@@ -60,6 +60,9 @@ public struct FlowDescription: Sendable {
   public var hasOnFinish: Bool
   /// What the flow's watchers (wb.alert, wb.guard) read.
   public var watchNeeds: [String]
+  /// Whether a wb.guard watches the flow: it can end the flow at any frame
+  /// (HKID's overtime), so the flow need not have a time limit.
+  public var hasGuard: Bool
 
   init(_ json: JSONValue) {
     name = json["name"]?.stringValue ?? "flow"
@@ -94,6 +97,7 @@ public struct FlowDescription: Sendable {
     messages = (json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []) + results.values.sorted()
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    hasGuard = json["has_guard"]?.boolValue ?? false
   }
 
   /// "file:line: " as Lua's error positions give it.

@@ -320,3 +320,33 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
     #expect(outcome.stdout.contains("Exit codes"))
   }
 }
+
+/// `workbench settings` credits each setting to the file that declares it.
+@Suite struct SettingsSourceTests {
+  @Test func aModuleTheFlowRequiresIsCreditedWithItsSettings() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(["settings", "examples/hkid-2018.lua"], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let flip = try #require(outcome.stdout.split(separator: "\n").first { $0.hasPrefix("hkid.flip_angle ") })
+    #expect(flip.hasSuffix("default from examples/hkid.lua"), "\(flip)")
+    let own = try workbench(["settings", "examples/liveness.lua"], folder: folder)
+    let turn = try #require(own.stdout.split(separator: "\n").first { $0.hasPrefix("liveness.turn_yaw ") })
+    #expect(turn.hasSuffix("default from examples/liveness.lua"), "\(turn)")
+  }
+}
+
+/// `workbench check` on every bundled flow: no problem, no warning.
+@Suite struct BundledFlowCheckTests {
+  @Test(arguments: [
+    "best-shot", "card-then-face", "enroll", "face-add", "hkid-2003", "hkid-2018", "identify", "image-quality",
+    "liveness-blink", "liveness-random", "liveness", "verify",
+  ])
+  func checksClean(flow: String) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(["check", "examples/\(flow).lua", "--strict"], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    #expect(!outcome.stderr.contains("warning"), "\(outcome)")
+  }
+}

@@ -65,7 +65,7 @@ function wb.settings(spec)
     end
     if type(value) == "table" then declare[key] = value else values[key] = value end
   end
-  effective = guard(native.settings({ declare = declare, values = values }), "")
+  effective = guard(native.settings({ declare = declare, values = values, where = native.where(2) }), "")
   return effective
 end
 

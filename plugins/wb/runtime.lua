@@ -147,7 +147,9 @@ function runtime.prepare(flow)
   local ctx = make_context()
   local watch = flow.watch or {}
   local watch_needs, watch_hints = {}, {}
+  local has_guard = false
   for _, watcher in ipairs(watch) do
+    if watcher.kind == "guard" then has_guard = true end
     for _, field in ipairs(watcher.needs or {}) do watch_needs[#watch_needs + 1] = field end
     for _, key in ipairs(watcher.hints or {}) do watch_hints[#watch_hints + 1] = key end
   end
@@ -160,6 +162,7 @@ function runtime.prepare(flow)
     messages = copy_list(flow.messages),
     has_on_finish = type(flow.on_finish) == "function",
     watch_needs = watch_needs,
+    has_guard = has_guard,
     reads = problems.reads,
   }
   for index, step in ipairs(flow.steps) do
