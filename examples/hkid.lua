@@ -83,12 +83,16 @@ end
 --
 -- generation "2018": flipped right, back, left, back (about the vertical
 -- axis, card.tilt_y); "2003": up, back, down, back (card.tilt_x).
-function hkid.parts(generation)
+function hkid.parts(generation, overrides)
+  overrides = overrides or {}
+  local renamed = overrides.hints or {}
+  -- A message key, or the one the variant shows instead.
+  local function K(key) return key and (renamed[key] or key) end
   local phase = { card = true }
   local axis = generation == "2018" and "card.tilt_y" or "card.tilt_x"
-  local first_hint = generation == "2018" and "idcard_operation_title2" or "idcard_operation_title4"
-  local first_done_hint = generation == "2018" and "idcard_operation_title8" or "idcard_operation_title9"
-  local second_hint = generation == "2018" and "idcard_operation_title3" or "idcard_operation_title5"
+  local first_hint = K(generation == "2018" and "idcard_operation_title2" or "idcard_operation_title4")
+  local first_done_hint = K(generation == "2018" and "idcard_operation_title8" or "idcard_operation_title9")
+  local second_hint = K(generation == "2018" and "idcard_operation_title3" or "idcard_operation_title5")
 
   -- "lost" only counts once the card has been seen: before that the person
   -- is still bringing it, and overtime applies.
@@ -104,14 +108,14 @@ function hkid.parts(generation)
     name = "hkid-" .. generation,
     description = "HKID " .. generation .. " card: flip " .. (generation == "2018" and "right, back, left, back" or "up, back, down, back"),
     codes = { passed = 0, first = 1, exposure = 2, lost = 3, overtime = 4 },
-    messages = { "idcard_operation_title7", "idcard_operation_title11", "result_fail_title1", "hand_idcard_tip1" },
+    messages = { K("idcard_operation_title7"), K("idcard_operation_title11"), K("result_fail_title1"), K("hand_idcard_tip1") },
     steps = {
       wb.range {
         name = "card front-on", value = function(m) return front_on(m) and 1 or 0 end, min = 1,
-        hold_ms = H.front_hold_ms, needs = needs, hint = "idcard_operation_title1",
-        hints = { "idcard_operation_title10" },
+        hold_ms = H.front_hold_ms, needs = needs, hint = K("idcard_operation_title1"),
+        hints = { K("idcard_operation_title10") },
         start = function(self, ctx) ctx.status("BEGIN") end,
-        passed = function(self, m, ctx) ctx.hint("idcard_operation_title10") end,
+        passed = function(self, m, ctx) ctx.hint(K("idcard_operation_title10")) end,
       },
       wb.threshold {
         name = generation == "2018" and "flip right" or "flip up", field = axis, above = H.flip_angle,
@@ -122,43 +126,77 @@ function hkid.parts(generation)
           ctx.intermediate("first", 1, { images = images, tilt = m.card.tilt_x and { x = m.card.tilt_x, y = m.card.tilt_y } })
         end,
       },
-      back_to_front("back to front", first_done_hint, "idcard_operation_title12"),
+      back_to_front("back to front", first_done_hint, K("idcard_operation_title12")),
       wb.threshold {
         name = generation == "2018" and "flip left" or "flip down", field = axis, below = -H.flip_angle,
         needs = needs, hint = second_hint,
         start = function(self, ctx) ctx.status("LEFTDOWN") end,
         passed = function(self, m, ctx) ctx.capture("second") end,
       },
-      back_to_front("back to front again", nil, "idcard_operation_title12"),
+      back_to_front("back to front again", nil, K("idcard_operation_title12")),
     },
     watch = {
       wb.alert { status = "FAR", when = function(m) return watching(m) and m.card.size_ratio ~= nil and m.card.size_ratio < H.far_ratio end,
-                 needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title13" },
+                 needs = needs, for_ms = H.alert_ms, hint = K("idcard_operation_title13") },
       wb.alert { status = "NEAR", when = function(m) return watching(m) and m.card.size_ratio ~= nil and m.card.size_ratio > H.near_ratio end,
-                 needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title14" },
+                 needs = needs, for_ms = H.alert_ms, hint = K("idcard_operation_title14") },
       wb.alert { status = "OVERSPEED", when = function(m) return H.check_speed and watching(m) and m.card.speed ~= nil and m.card.speed > H.max_speed end,
-                 needs = needs, for_ms = H.alert_ms, hint = "idcard_operation_title15" },
+                 needs = needs, for_ms = H.alert_ms, hint = K("idcard_operation_title15") },
       wb.guard { reason = "exposure", code = 2, when = function(m) return H.check_glare and watching(m) and m.card.glare ~= nil and m.card.glare > H.glare_max end,
-                 needs = needs, for_ms = H.exposure_ms, hint = "idcard_operation_title6" },
+                 needs = needs, for_ms = H.exposure_ms, hint = K("idcard_operation_title6") },
       wb.guard { reason = "lost", code = 3, when = gone, needs = needs, for_ms = H.lost_ms },
-      wb.guard { reason = "overtime", code = 4, hint = "idcard_operation_title11",
+      wb.guard { reason = "overtime", code = 4, hint = K("idcard_operation_title11"),
                  when = function(m, ctx) return phase.card and m.t - (ctx.flow_started_at or m.t) >= H.overtime end },
     },
     on_finish = function(flow, ctx, result)
       if result.success then
         ctx.status("COMPLETE")
-        ctx.hint("idcard_operation_title7")
+        ctx.hint(K("idcard_operation_title7"))
         ctx.capture("complete")
       elseif result.reason ~= "overtime" then
-        ctx.hint("result_fail_title1")
+        ctx.hint(K("result_fail_title1"))
       end
     end,
   }
 end
 
-function hkid.flow(generation)
-  local parts = hkid.parts(generation)
+-- The flow. A variant is a few lines (examples/hkid-2018-wide.lua):
+--
+--   require("hkid").flow("2018", {
+--     name = "...", description = "...",
+--     settings = { ["hkid.flip_angle"] = 35 },   -- defaults of this variant (--set still wins)
+--     hints = { idcard_operation_title2 = "my.flip_right" },  -- a key shown instead of another
+--     before = { step, ... },                    -- steps before the card check
+--     after = { step, ... },                     -- steps after it
+--     replace = { ["flip left"] = step },        -- a step of the check, by name
+--     watch = { watcher, ... },                  -- more alerts and guards
+--   })
+function hkid.flow(generation, overrides)
+  overrides = overrides or {}
+  if overrides.settings then H = wb.settings(overrides.settings).hkid end
+  local parts = hkid.parts(generation, overrides)
   parts.phase = nil
+  parts.name = overrides.name or parts.name
+  parts.description = overrides.description or parts.description
+  local steps = {}
+  for _, step in ipairs(overrides.before or {}) do steps[#steps + 1] = step end
+  local replace = overrides.replace or {}
+  local names = {}
+  for _, step in ipairs(parts.steps) do
+    names[#names + 1] = "'" .. step.name .. "'"
+    steps[#steps + 1] = replace[step.name] or step
+  end
+  for name in pairs(replace) do
+    local known = false
+    for _, step in ipairs(parts.steps) do known = known or step.name == name end
+    if not known then
+      error("hkid.flow: replace names '" .. tostring(name) .. "', which is not a step of the check (its steps: "
+        .. table.concat(names, ", ") .. ")", 2)
+    end
+  end
+  for _, step in ipairs(overrides.after or {}) do steps[#steps + 1] = step end
+  parts.steps = steps
+  for _, watcher in ipairs(overrides.watch or {}) do parts.watch[#parts.watch + 1] = watcher end
   return wb.flow(parts)
 end
 

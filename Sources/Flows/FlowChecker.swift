@@ -125,7 +125,8 @@ public enum FlowChecker {
       Diagnostic(
         "\(endless.count == 1 ? "step" : "steps") \(names) \(endless.count == 1 ? "has" : "have") no timeout and the flow no time limit: on a camera it can wait for ever",
         at: first.location ?? SourceLocation(file: flow.displayPath),
-        help: "give the flow time_limit = 30 (the setting flow.time_limit), the step a timeout, or the flow a wb.guard that ends it"
+        help:
+          "give the flow time_limit = 30 (the setting flow.time_limit), the step a timeout, or the flow a wb.guard that ends it"
       )
     ]
   }

@@ -339,7 +339,8 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
 /// `workbench check` on every bundled flow: no problem, no warning.
 @Suite struct BundledFlowCheckTests {
   @Test(arguments: [
-    "best-shot", "card-then-face", "enroll", "face-add", "hkid-2003", "hkid-2018", "identify", "image-quality",
+    "best-shot", "card-then-face", "enroll", "face-add", "hkid-2003", "hkid-2018", "hkid-2018-wide", "identify",
+    "image-quality",
     "liveness-blink", "liveness-random", "liveness", "verify",
   ])
   func checksClean(flow: String) throws {

@@ -224,3 +224,46 @@ struct CardMotion {
     #expect(outcome.stdout.contains("識別完成"))
   }
 }
+
+/// A variant of the bundled HKID check is a few lines (examples/hkid-2018-wide.lua):
+/// its settings, hints and extra steps take effect without copying hkid.lua.
+@Suite struct HKIDVariantTests {
+  @Test func theVariantsOverridesTakeEffect() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let outcome = try workbench(
+      [
+        "run", "examples/hkid-2018-wide.lua", "--input", "examples/traces/hkid-2018-pass.jsonl", "--events", eventsPath,
+        "-q",
+      ], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let records = try events(eventsPath)
+    let hints = records.filter { $0["type"] == .string("hint") }.compactMap { $0["key"]?.stringValue }
+    #expect(hints.first == "hand_idcard_tip1", "\(hints)")
+    #expect(!hints.contains("idcard_operation_title1"))
+    let steps = records.filter { $0["type"] == .string("step") && $0["state"] == .string("passed") }
+    #expect(steps.compactMap { $0["name"]?.stringValue }.last == "held still")
+    let settings = try workbench(["settings", "examples/hkid-2018-wide.lua"], folder: folder)
+    #expect(settings.stdout.contains("hkid.flip_angle                30 deg"), "\(settings)")
+  }
+
+  @Test func replacingAStepThatDoesNotExistNamesTheSteps() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "variant.lua",
+      """
+      local wb = require "wb"
+      return require("hkid").flow("2018", { replace = { ["flip lft"] = wb.step("x", function() return true end) } })
+      """)
+    // The variant requires hkid from the examples folder.
+    let copy = folder.path + "/hkid.lua"
+    try FileManager.default.copyItem(atPath: packageRoot + "/examples/hkid.lua", toPath: copy)
+    let outcome = try workbench(["check", flow], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(
+      outcome.stderr.contains("variant.lua: hkid.flow: replace names 'flip lft', which is not a step"), "\(outcome)")
+    #expect(outcome.stderr.contains("'flip left'"), "\(outcome)")
+  }
+}
