@@ -38,6 +38,48 @@ public struct FlowDescription: Sendable {
     public var failCode: Int64?
     /// Where the step was written ("file:line: ", as Lua says it), when known.
     public var location: SourceLocation?
+    /// The number tests it makes on named measurements (with its sub-steps').
+    public var thresholds: [Threshold]
+  }
+
+  /// A number test on a named measurement (`wb.threshold`'s `above`,
+  /// `wb.range`'s `min`), as a report draws it.
+  public struct Threshold: Sendable, Equatable {
+    public var field: String
+    /// "above", "below", "min" or "max".
+    public var kind: String
+    public var value: Double
+    /// The watcher's name, for a watcher's test.
+    public var watcher: String?
+
+    init?(_ json: JSONValue) {
+      guard let field = json["field"]?.stringValue, let kind = json["kind"]?.stringValue,
+        let value = json["value"]?.doubleValue
+      else { return nil }
+      self.field = field
+      self.kind = kind
+      self.value = value
+      watcher = json["watcher"]?.stringValue
+    }
+
+    /// The tests as events give them: one object per measurement (and
+    /// watcher), with each of its limits: {"field": "face.yaw", "min": -10, "max": 10}.
+    public static func eventValue(_ tests: [Threshold]) -> JSONValue {
+      var objects: [JSONObject] = []
+      var owners: [String] = []
+      for test in tests {
+        let owner = "\(test.field)\u{0}\(test.watcher ?? "")"
+        if let index = owners.firstIndex(of: owner) {
+          objects[index][test.kind] = .number(test.value)
+          continue
+        }
+        var fields = JSONObject([("field", .string(test.field)), (test.kind, .number(test.value))])
+        if let watcher = test.watcher { fields["watcher"] = .string(watcher) }
+        objects.append(fields)
+        owners.append(owner)
+      }
+      return .array(objects.map { .object($0) })
+    }
   }
 
   /// A measurement the flow names: in a step's `field` or `needs`, or to `wb.field`.
@@ -63,6 +105,8 @@ public struct FlowDescription: Sendable {
   /// Whether a wb.guard watches the flow: it can end the flow at any frame
   /// (HKID's overtime), so the flow need not have a time limit.
   public var hasGuard: Bool
+  /// The number tests of the watchers, for every step.
+  public var watchThresholds: [Threshold]
 
   init(_ json: JSONValue) {
     name = json["name"]?.stringValue ?? "flow"
@@ -75,7 +119,8 @@ public struct FlowDescription: Sendable {
         hints: step["hints"]?.arrayValue?.compactMap(\.stringValue) ?? [],
         needs: step["needs"]?.arrayValue?.compactMap(\.stringValue) ?? [],
         failCode: step["fail_code"]?.integerValue,
-        location: step["where"]?.stringValue.flatMap(FlowDescription.location))
+        location: step["where"]?.stringValue.flatMap(FlowDescription.location),
+        thresholds: (step["thresholds"]?.arrayValue ?? []).compactMap(Threshold.init))
     }
     reads = (json["reads"]?.arrayValue ?? []).compactMap { read in
       guard let field = read["field"]?.stringValue else { return nil }
@@ -98,6 +143,7 @@ public struct FlowDescription: Sendable {
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
     hasGuard = json["has_guard"]?.boolValue ?? false
+    watchThresholds = (json["watch_thresholds"]?.arrayValue ?? []).compactMap(Threshold.init)
   }
 
   /// "file:line: " as Lua's error positions give it.

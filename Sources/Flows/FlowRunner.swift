@@ -144,6 +144,9 @@ public final class FlowRunner {
     fields["time_limit"] = .number(timeLimit)
     fields["lang"] = .string(flow.settings.string("messages.language") ?? "en")
     fields["workbench"] = .string(WorkbenchVersion.current)
+    if !flow.description.watchThresholds.isEmpty {
+      fields["thresholds"] = FlowDescription.Threshold.eventValue(flow.description.watchThresholds)
+    }
     for (key, value) in sessionExtras { fields[key] = value }
     emit("session", fields)
   }
@@ -288,7 +291,9 @@ public final class FlowRunner {
     let step = flow.description.steps[order[position]]
     let timeout = step.timeout ?? defaultStepTimeout
     phase = .running(position: position, startedAt: t, timeout: timeout)
-    stepEvent(position, state: "started", extra: timeout > 0 ? [("timeout", .number(timeout))] : [])
+    var extra: [(String, JSONValue)] = timeout > 0 ? [("timeout", .number(timeout))] : []
+    if !step.thresholds.isEmpty { extra.append(("thresholds", FlowDescription.Threshold.eventValue(step.thresholds))) }
+    stepEvent(position, state: "started", extra: extra)
     // The driver's start(index, t, flow_started_at) runs the step's start.
     _ = try flow.vm.callDriver("start", index: order[position] + 1, t, startT ?? t)
   }

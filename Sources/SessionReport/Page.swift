@@ -17,8 +17,14 @@ struct PageBuilder {
     timeline = Timeline(events: input.events)
     let all = SeriesSelection.allSeries(input.frames)
     let present = Set(all.map(\.path))
+    // The lines the flow's own steps and watchers test (their step and
+    // session events say so); a setting's name only guesses where the steps
+    // do not say, such as a value function's limit.
+    let tested = PageBuilder.testedThresholds(input.events)
+    let testedPaths = Set(tested.map(\.path))
     let ruled = ThresholdRule.thresholds(for: input.settings, rules: input.thresholdRules, series: present)
-    let chosen = (input.thresholds + ruled).filter { present.contains($0.path) }
+      .filter { !testedPaths.contains($0.path) }
+    let chosen = (input.thresholds + tested + ruled).filter { present.contains($0.path) }
     // One line per (measurement, value, label), in the order given.
     var seen = Set<String>()
     thresholds = chosen.filter { seen.insert("\($0.path)\u{0}\($0.value)\u{0}\($0.label)").inserted }
@@ -30,6 +36,33 @@ struct PageBuilder {
       high = max(high ?? range.upperBound, range.upperBound)
     }
     time = TimeScale(start: low ?? 0, end: high ?? 1)
+  }
+
+  /// The number tests of the run's steps (`thresholds` of their `started`
+  /// events) and watchers (of the `session` event), labelled by who tests.
+  static func testedThresholds(_ events: [JSONValue]) -> [SessionReport.Threshold] {
+    var lines: [SessionReport.Threshold] = []
+    func add(_ list: [JSONValue], owner: (JSONValue) -> String) {
+      for item in list {
+        guard let field = item["field"]?.stringValue else { continue }
+        for kind in ["above", "below", "min", "max"] {
+          if let value = item[kind]?.doubleValue {
+            lines.append(SessionReport.Threshold(path: field, value: value, label: "\(owner(item)): \(kind)"))
+          }
+        }
+      }
+    }
+    for event in events {
+      switch event["type"]?.stringValue {
+      case "step" where event["state"]?.stringValue == "started":
+        let name = event["name"]?.stringValue ?? "step"
+        add(event["thresholds"]?.arrayValue ?? []) { _ in name }
+      case "session":
+        add(event["thresholds"]?.arrayValue ?? []) { $0["watcher"]?.stringValue ?? "watch" }
+      default: break
+      }
+    }
+    return lines
   }
 
   private var flowName: String {
@@ -152,7 +185,8 @@ struct PageBuilder {
     var html = "<section id=\"timeline\">\n<h2>Timeline</h2>\n"
     html += "<p class=\"legend\"><span class=\"key passed\"></span>step passed <span class=\"key failed\"></span>"
     html += "step failed <span class=\"key open\"></span>step unfinished <span class=\"key threshold\"></span>"
-    html += "threshold (setting) <span class=\"key status\"></span>status <span class=\"key hint\"></span>hint</p>\n"
+    html +=
+      "threshold (a step's test, or a setting) <span class=\"key status\"></span>status <span class=\"key hint\"></span>hint</p>\n"
     let hints = timeline.hints.map { hint in
       (
         t: hint["t"]?.doubleValue ?? 0, key: hint["key"].map(Format.cell) ?? "",

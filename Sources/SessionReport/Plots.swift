@@ -44,10 +44,12 @@ struct ChartRenderer {
   private func stepEnd(_ span: Timeline.StepSpan) -> Double { span.end ?? time.end }
 
   /// Greedy rows for labels at `items` (x, width), so that labels in a row do not overlap.
-  static func labelRows(_ items: [(x: Double, width: Double)], rows: Int) -> [Int] {
+  static func labelRows(_ items: [(x: Double, width: Double)], rows: Int) -> [Int?] {
     var ends = Array(repeating: -Double.infinity, count: max(1, rows))
     return items.map { item in
-      let row = ends.firstIndex { $0 + 4 <= item.x } ?? ends.indices.min { ends[$0] < ends[$1] }!
+      // No free row: the mark keeps its tick and its tooltip, without a
+      // label over another one (statuses that change faster than they read).
+      guard let row = ends.firstIndex(where: { $0 + 4 <= item.x }) else { return nil }
       ends[row] = item.x + item.width
       return row
     }
@@ -98,11 +100,12 @@ struct ChartRenderer {
       statuses.map { (time.x($0.t), Format.estimatedWidth($0.label, fontSize: 10) + 6) }, rows: 3)
     for (mark, row) in zip(statuses, statusRows) {
       let x = time.x(mark.t)
-      let y = 36 + Double(row) * 13
+      let y = 36 + Double(row ?? 0) * 13
       svg += "<g class=\"status-mark\" data-status=\"\(Format.escape(mark.label))\">"
       svg += "<title>\(Format.escape(markTitle(mark)))</title>"
       svg += "<line x1=\"\(c(x))\" y1=\"34\" x2=\"\(c(x))\" y2=\"\(c(y + 4))\"/>"
-      svg += labelText(mark.label, x: x, y: y + 8, gap: 3, fontSize: 10) + "</g>"
+      if row != nil { svg += labelText(mark.label, x: x, y: y + 8, gap: 3, fontSize: 10) }
+      svg += "</g>"
     }
     for hint in hints {
       let x = time.x(hint.t)
@@ -196,7 +199,9 @@ struct ChartRenderer {
       svg += "<line x1=\"\(c(time.left))\" y1=\"\(c(ty))\" x2=\"\(c(time.right))\" y2=\"\(c(ty))\"/>"
       if let previousLabelY, abs(previousLabelY - ty) < 11 { labelAtLeft.toggle() } else { labelAtLeft = false }
       previousLabelY = ty
-      let text = "\(threshold.label) = \(Format.shortest(threshold.value))"
+      // "turn left: above 20" for a step's test, "hkid.flip_angle = 25" for a setting.
+      let joiner = threshold.label.contains(": ") ? " " : " = "
+      let text = threshold.label + joiner + Format.shortest(threshold.value)
       let labelY = ty - 3 < top + 9 ? ty + 10 : ty - 3
       if labelAtLeft {
         svg += "<text x=\"\(c(time.left + 4))\" y=\"\(c(labelY))\">\(Format.escape(text))</text></g>"
@@ -225,8 +230,9 @@ struct ChartRenderer {
       let x = time.x(mark.t)
       svg += "<g class=\"status-mark\" data-status=\"\(Format.escape(mark.label))\">"
       svg += "<title>\(Format.escape(markTitle(mark)))</title>"
-      svg += "<line x1=\"\(c(x))\" y1=\"\(c(top))\" x2=\"\(c(x))\" y2=\"\(c(top + 7 + Double(row) * 10))\"/>"
-      svg += labelText(mark.label, x: x, y: top + 8 + Double(row) * 10, gap: 2, fontSize: 9) + "</g>"
+      svg += "<line x1=\"\(c(x))\" y1=\"\(c(top))\" x2=\"\(c(x))\" y2=\"\(c(top + 7 + Double(row ?? 0) * 10))\"/>"
+      if let row { svg += labelText(mark.label, x: x, y: top + 8 + Double(row) * 10, gap: 2, fontSize: 9) }
+      svg += "</g>"
     }
     svg += stepLabels + "</svg>"
     return svg

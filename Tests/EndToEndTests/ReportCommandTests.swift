@@ -34,10 +34,15 @@ import Testing
     #expect(
       plotted == ["card.tilt_x", "card.tilt_y", "card.size_ratio", "card.speed", "card.glare"],
       "\(plotted)")
+    // card.tilt_y: the lines are the flips' own tests, labelled by their steps.
+    let tiltY = try #require(Page.plot(html, series: "card.tilt_y"))
+    #expect(tiltY.contains("data-setting=\"flip right: above\" data-value=\"20\""), "\(tiltY.prefix(300))")
+    #expect(tiltY.contains("data-setting=\"flip left: below\" data-value=\"-20\""))
+    #expect(!tiltY.contains("hkid.flip_angle"))
+    // card.tilt_x, which no step tests by name, keeps the setting's lines.
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"20\""))
     #expect(html.contains("data-setting=\"hkid.flip_angle\" data-value=\"-20\""))
-    #expect(
-      html.contains("<tr><td>hkid.flip_angle</td><td>20</td><td>--set</td><td>card.tilt_x, card.tilt_y</td></tr>"))
+    #expect(html.contains("<tr><td>hkid.flip_angle</td><td>20</td><td>--set</td><td>card.tilt_x</td></tr>"))
     for step in ["card front-on", "flip right", "back to front", "flip left", "back to front again"] {
       #expect(html.contains("data-step=\"\(step)\""), "\(step)")
     }
@@ -111,5 +116,12 @@ enum Page {
       guard let range = head.range(of: " \(name)=\"") else { return nil }
       return String(head[range.upperBound...].prefix { $0 != "\"" })
     }
+  }
+
+  /// The `<svg class="plot">` of one measurement.
+  static func plot(_ html: String, series: String) -> Substring? {
+    html.components(separatedBy: "<svg class=\"plot\"").dropFirst()
+      .first { $0.prefix { $0 != ">" }.contains("data-series=\"\(series)\"") }
+      .map { Substring($0.components(separatedBy: "</svg>").first ?? "") }
   }
 }

@@ -289,3 +289,39 @@ struct WrongTypeTests {
       "\(error)")
   }
 }
+
+/// What a step tests by name is in its `started` event, and a watcher's in
+/// the `session` event, so that a report draws the flow's own lines.
+@Suite("Events: thresholds")
+struct ThresholdEventTests {
+  @Test("wb.threshold, wb.range, a sequence's sub-steps and a watcher say what they test")
+  func thresholdsInEvents() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "t", steps = {
+        wb.range { name = "front", field = "face.yaw", min = -5, max = 5 },
+        wb.sequence { name = "nod",
+          wb.threshold { field = "face.pitch", below = -15 },
+          wb.threshold { field = "face.pitch", above = 0 },
+        },
+        wb.step { name = "plain", needs = { "face.yaw" }, update = function() return true end },
+      }, watch = {
+        wb.alert { status = "TURNED", field = "face.yaw", above = 40 },
+      } }
+      """)
+    var script = FrameScript()
+    script.add(3) { _ in ["face.yaw": .number(0), "face.pitch": .number(-20)] }
+    script.add(3) { _ in ["face.yaw": .number(0), "face.pitch": .number(5)] }
+    let record = try run(fixture, script)
+    let started = record.events("step").filter { $0["state"]?.stringValue == "started" }
+    func thresholds(_ name: String) -> String? {
+      started.first { $0["name"]?.stringValue == name }?["thresholds"]?.jsonText
+    }
+    #expect(thresholds("front") == #"[{"field":"face.yaw","min":-5,"max":5}]"#)
+    #expect(thresholds("nod") == #"[{"field":"face.pitch","below":-15,"above":0}]"#)
+    #expect(thresholds("plain") == nil)
+    let session = try #require(record.events("session").first)
+    #expect(session["thresholds"]?.jsonText == #"[{"field":"face.yaw","above":40,"watcher":"TURNED"}]"#)
+  }
+}

@@ -1,9 +1,10 @@
 import Diagnostics
 import Foundation
 import JSONCore
-import SessionReport
 import TestSupport
 import Testing
+
+@testable import SessionReport
 
 @Suite struct PlotTests {
   let html = SessionReport.render(SyntheticRun().input)
@@ -379,5 +380,57 @@ import Testing
     } catch {
       #expect(error.description.hasPrefix(folder.file("none.jsonl") + ": no such file"))
     }
+  }
+}
+
+/// Lines from the flow's own tests (the `thresholds` of step and session
+/// events) win over lines guessed from setting names; status labels never
+/// overlap.
+@Suite struct TestedThresholdTests {
+  func run(addingThresholds: Bool) -> String {
+    var synthetic = SyntheticRun()
+    var events = synthetic.events
+    if addingThresholds {
+      events = events.map { event in
+        guard event["type"] == .string("step"), event["state"] == .string("started"),
+          event["name"]?.stringValue?.hasPrefix("flip") == true, case .object(var fields) = event
+        else { return event }
+        let value = event["name"] == .string("flip right") ? "above" : "below"
+        fields["thresholds"] = .array([
+          .object(JSONObject([("field", .string("card.tilt_y")), (value, .number(value == "above" ? 30 : -30))]))
+        ])
+        return .object(fields)
+      }
+    }
+    synthetic.success = true
+    var input = synthetic.input
+    input.events = events
+    return SessionReport.render(input)
+  }
+
+  @Test func aStepsOwnTestIsTheLineAndTheSettingsGuessIsNot() throws {
+    let plot = try #require(Page.plot(run(addingThresholds: true), series: "card.tilt_y"))
+    #expect(plot.contains("data-setting=\"flip right: above\" data-value=\"30\""), "\(plot.prefix(400))")
+    #expect(plot.contains("flip right: above 30"))
+    #expect(plot.contains("data-setting=\"flip left: below\" data-value=\"-30\""))
+    #expect(!plot.contains("hkid.flip_angle"), "the guess from the setting's name is left out")
+    // Without the steps' tests, the settings' lines are drawn as before.
+    let guessed = try #require(Page.plot(run(addingThresholds: false), series: "card.tilt_y"))
+    #expect(guessed.contains("data-setting=\"hkid.flip_angle\""))
+  }
+
+  @Test func statusesFasterThanTheirLabelsKeepTheirTicksWithoutOverlappingText() {
+    // Ten statuses 20 px apart, each label 60 px wide, in two rows.
+    let items = (0..<10).map { (x: Double($0) * 20, width: 60.0) }
+    let rows = ChartRenderer.labelRows(items, rows: 2)
+    #expect(rows.count == 10)
+    var ends: [Int: Double] = [:]
+    for (item, row) in zip(items, rows) {
+      guard let row else { continue }
+      #expect(item.x >= (ends[row] ?? -.infinity) + 4, "label at \(item.x) overlaps in row \(row)")
+      ends[row] = item.x + item.width
+    }
+    #expect(rows.contains(nil), "some labels give way")
+    #expect(rows.compactMap { $0 }.count >= 2)
   }
 }

@@ -134,6 +134,23 @@ local function make_context()
   return problems.strict(ctx, "ctx.", "docs/flow-api.md lists what ctx has")
 end
 
+-- The number tests a step (or watcher) makes on a named measurement, with
+-- those of its sub-steps: the lines a report draws on that measurement.
+local function thresholds_of(step, out)
+  out = out or {}
+  if type(step) ~= "table" then return out end
+  if type(step.field) == "string" then
+    for _, kind in ipairs { "above", "below", "min", "max" } do
+      local value = step[kind]
+      if type(value) == "number" and value == value and math.abs(value) ~= math.huge then
+        out[#out + 1] = { field = step.field, kind = kind, value = value }
+      end
+    end
+  end
+  for _, part in ipairs(step.parts or {}) do thresholds_of(part.step, out) end
+  return out
+end
+
 -- prepare(flow) -> description, driver
 function runtime.prepare(flow)
   local returned = flow
@@ -148,8 +165,13 @@ function runtime.prepare(flow)
   local watch = flow.watch or {}
   local watch_needs, watch_hints = {}, {}
   local has_guard = false
+  local watch_thresholds = {}
   for _, watcher in ipairs(watch) do
     if watcher.kind == "guard" then has_guard = true end
+    for _, line in ipairs(thresholds_of(watcher)) do
+      line.watcher = watcher.name
+      watch_thresholds[#watch_thresholds + 1] = line
+    end
     for _, field in ipairs(watcher.needs or {}) do watch_needs[#watch_needs + 1] = field end
     for _, key in ipairs(watcher.hints or {}) do watch_hints[#watch_hints + 1] = key end
   end
@@ -163,6 +185,7 @@ function runtime.prepare(flow)
     has_on_finish = type(flow.on_finish) == "function",
     watch_needs = watch_needs,
     has_guard = has_guard,
+    watch_thresholds = watch_thresholds,
     reads = problems.reads,
   }
   for index, step in ipairs(flow.steps) do
@@ -201,6 +224,7 @@ function runtime.prepare(flow)
       needs = needs,
       fail_code = step.fail_code,
       where = step.where,
+      thresholds = thresholds_of(step),
     }
   end
   problems.raise()

@@ -366,6 +366,7 @@ function steps.alert(spec)
   local holds, needs, hold = watched_condition("wb.alert", spec, where, { status = "string", clear_status = "string" })
   if type(spec.status) ~= "string" then problems.add(where .. "wb.alert: an alert needs status = \"NAME\"") end
   local watcher = {
+    field = spec.field, above = spec.above, below = spec.below,
     kind = "alert", name = spec.name or spec.status or "alert", status = spec.status,
     clear_status = spec.clear_status or "VALID", hint = spec.hint, hint_params = spec.hint_params,
     needs = needs, hints = collect_hints(spec), active = false,
@@ -399,6 +400,7 @@ function steps.guard(spec)
     problems.add(where .. "wb.guard: code must be a whole number of at least 0")
   end
   local watcher = {
+    field = spec.field, above = spec.above, below = spec.below,
     kind = "guard", name = spec.name or spec.reason or "guard", reason = spec.reason, code = spec.code,
     hint = spec.hint, hint_params = spec.hint_params, needs = needs, hints = collect_hints(spec), active = false,
   }
