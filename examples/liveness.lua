@@ -29,32 +29,63 @@ local function eyes(m)
 end
 
 -- A step's update as a plain function: exactly one face before anything else.
+-- A message key, or the one a variant shows instead.
+local renamed = {}
+local function K(key) return renamed[key] or key end
+
 local function one_face(_, m, ctx)
   local count = m.face and m.face.count or 0
   if count == 1 then
     ctx.status("FACE_FOUND")
     return true
   end
-  ctx.hint(count == 0 and "face.not_found" or "face.multiple")
+  ctx.hint(K(count == 0 and "face.not_found" or "face.multiple"))
 end
 
-return wb.flow {
-  name = "liveness",
-  description = "Face front-on, blink once, turn the head to the left",
-  time_limit = 20,
-  messages = { "face.not_found", "face.multiple" },
-  steps = {
+-- The flow, or a variant of it: require("liveness").variant { ... } takes
+-- name, description, settings (this variant's defaults; --set still wins),
+-- hints (a message key shown instead of another), before, after (steps),
+-- and replace (a step by its name). examples/liveness-strict.lua is one.
+local function build(overrides)
+  overrides = overrides or {}
+  if overrides.settings then S = wb.settings(overrides.settings) end
+  renamed = overrides.hints or {}
+  local steps = {
     wb.step { name = "one face", needs = { "face.count" }, update = one_face },
     wb.range { name = "face front-on", field = "face.yaw", min = -S.liveness.front_yaw,
-               max = S.liveness.front_yaw, hold_ms = 300, hint = "face.look_straight" },
-    wb.sequence { name = "blink", hint = "face.blink",
+               max = S.liveness.front_yaw, hold_ms = 300, hint = K("face.look_straight") },
+    wb.sequence { name = "blink", hint = K("face.blink"),
       wb.threshold { value = eyes, needs = { "face.ear_left", "face.ear_right" }, below = S.liveness.closed_below },
       wb.threshold { value = eyes, needs = { "face.ear_left", "face.ear_right" }, above = S.liveness.open_above,
                      within_ms = S.liveness.blink_max_ms },
     },
-    wb.threshold { name = "turn left", field = "face.yaw", above = S.liveness.turn_yaw, hint = "face.turn_left" },
-  },
-  on_finish = function(_, ctx, result)
-    ctx.status(result.success and "LIVENESS_PASSED" or "LIVENESS_FAILED")
-  end,
-}
+    wb.threshold { name = "turn left", field = "face.yaw", above = S.liveness.turn_yaw, hint = K("face.turn_left") },
+  }
+  local replace = overrides.replace or {}
+  local list = {}
+  for _, step in ipairs(overrides.before or {}) do list[#list + 1] = step end
+  for _, step in ipairs(steps) do
+    list[#list + 1] = replace[step.name] or step
+    replace[step.name] = nil
+  end
+  for _, step in ipairs(overrides.after or {}) do list[#list + 1] = step end
+  local unknown = next(replace)
+  if unknown ~= nil then
+    error("liveness.variant: replace names '" .. tostring(unknown) .. "', which is not a step (its steps: 'one face', "
+      .. "'face front-on', 'blink', 'turn left')", 3)
+  end
+  local flow = wb.flow {
+    name = overrides.name or "liveness",
+    description = overrides.description or "Face front-on, blink once, turn the head to the left",
+    time_limit = 20,
+    messages = { K("face.not_found"), K("face.multiple") },
+    steps = list,
+    on_finish = function(_, ctx, result)
+      ctx.status(result.success and "LIVENESS_PASSED" or "LIVENESS_FAILED")
+    end,
+  }
+  flow.variant = build
+  return flow
+end
+
+return build()

@@ -341,7 +341,7 @@ private let passTrace = "examples/traces/liveness-pass.jsonl"
   @Test(arguments: [
     "best-shot", "card-then-face", "enroll", "face-add", "hkid-2003", "hkid-2018", "hkid-2018-wide", "identify",
     "image-quality",
-    "liveness-blink", "liveness-random", "liveness", "verify",
+    "liveness-blink", "liveness-random", "liveness", "liveness-strict", "verify",
   ])
   func checksClean(flow: String) throws {
     let folder = try TemporaryFolder()

@@ -31,7 +31,7 @@ struct MeasurementReferenceTests {
     let reference = MeasurementReferences.estimators(home, settings: nil, logger: Self.logger)
     let flows = [
       "best-shot", "card-then-face", "enroll", "face-add", "hkid-2003", "hkid-2018", "identify", "image-quality",
-      "liveness-blink", "liveness-random", "liveness", "verify",
+      "liveness-blink", "liveness-random", "liveness", "liveness-strict", "verify",
     ]
     for name in flows {
       let options = FlowOptions(
