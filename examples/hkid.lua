@@ -173,7 +173,8 @@ end
 --   })
 function hkid.flow(generation, overrides)
   overrides = overrides or {}
-  if overrides.settings then H = wb.settings(overrides.settings).hkid end
+  -- Level 2: the variant that called hkid.flow declares these values.
+  if overrides.settings then H = wb.settings(overrides.settings, 2).hkid end
   local parts = hkid.parts(generation, overrides)
   parts.phase = nil
   parts.name = overrides.name or parts.name

@@ -48,7 +48,8 @@ end
 -- and replace (a step by its name). examples/liveness-strict.lua is one.
 local function build(overrides)
   overrides = overrides or {}
-  if overrides.settings then S = wb.settings(overrides.settings) end
+  -- Level 3: the variant that called variant() declares these values.
+  if overrides.settings then S = wb.settings(overrides.settings, 3) end
   renamed = overrides.hints or {}
   local steps = {
     wb.step { name = "one face", needs = { "face.count" }, update = one_face },

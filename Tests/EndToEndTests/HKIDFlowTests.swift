@@ -245,7 +245,9 @@ struct CardMotion {
     let steps = records.filter { $0["type"] == .string("step") && $0["state"] == .string("passed") }
     #expect(steps.compactMap { $0["name"]?.stringValue }.last == "held still")
     let settings = try workbench(["settings", "examples/hkid-2018-wide.lua"], folder: folder)
-    #expect(settings.stdout.contains("hkid.flip_angle                30 deg"), "\(settings)")
+    #expect(
+      settings.stdout.contains("hkid.flip_angle                30 deg     flow examples/hkid-2018-wide.lua"),
+      "\(settings)")
   }
 
   @Test func replacingAStepThatDoesNotExistNamesTheSteps() throws {

@@ -54,7 +54,11 @@ local effective
 --
 -- Returns every effective setting as a nested table; reading a key that
 -- does not exist is an error.
-function wb.settings(spec)
+--
+-- `level` says whose settings they are, as for error(): 1 (the default) the
+-- file that calls wb.settings, 2 the file that calls that function (a
+-- module's builder crediting the variant that calls it).
+function wb.settings(spec, level)
   if spec ~= nil and type(spec) ~= "table" then
     error("wb.settings expects a table of declarations and values", 2)
   end
@@ -65,7 +69,8 @@ function wb.settings(spec)
     end
     if type(value) == "table" then declare[key] = value else values[key] = value end
   end
-  effective = guard(native.settings({ declare = declare, values = values, where = native.where(2) }), "")
+  local where = native.where((math.type(level) == "integer" and level >= 1 and level or 1) + 1)
+  effective = guard(native.settings({ declare = declare, values = values, where = where }), "")
   return effective
 end
 

@@ -252,8 +252,9 @@ function wb.text(key, params) end
 
 ---Declares the flow's settings and sets values of existing ones; returns every effective setting as a nested table.
 ---@param spec? table<string, any>
+---@param level? integer whose settings they are, as for error(): 1 this file, 2 the caller of this function
 ---@return table
-function wb.settings(spec) end
+function wb.settings(spec, level) end
 
 ---The effective value of one setting, by its dotted name.
 ---@param key string
