@@ -153,7 +153,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     // `workbench new`: a folder with a working flow from configs/templates/.
-    .target(name: "Scaffold", dependencies: ["Diagnostics", "Settings"]),
+    .target(name: "Scaffold", dependencies: ["Diagnostics", "Settings", "JSONCore"]),
     // Synthetic face scenes: the face estimator's measurement trace from a keyframe schedule (docs/synth.md).
     .target(name: "FaceScenes", dependencies: ["Diagnostics", "JSONCore", "Randomness"]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.

@@ -48,8 +48,8 @@ end
 -- and replace (a step by its name). examples/liveness-strict.lua is one.
 local function build(overrides)
   overrides = overrides or {}
-  -- Level 3: the variant that called variant() declares these values.
-  if overrides.settings then S = wb.settings(overrides.settings, 3) end
+  -- Level 2: the variant that called variant() declares these values.
+  if overrides.settings then S = wb.settings(overrides.settings, 2) end
   renamed = overrides.hints or {}
   local steps = {
     wb.step { name = "one face", needs = { "face.count" }, update = one_face },
@@ -73,7 +73,7 @@ local function build(overrides)
   local unknown = next(replace)
   if unknown ~= nil then
     error("liveness.variant: replace names '" .. tostring(unknown) .. "', which is not a step (its steps: 'one face', "
-      .. "'face front-on', 'blink', 'turn left')", 3)
+      .. "'face front-on', 'blink', 'turn left')", 2)
   end
   local flow = wb.flow {
     name = overrides.name or "liveness",

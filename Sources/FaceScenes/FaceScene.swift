@@ -49,7 +49,11 @@ public struct FaceScene {
     self.options = options
   }
 
-  public var frameCount: Int { Int((schedule.length * options.fps).rounded(.down)) + 1 }
+  public var frameCount: Int {
+    let frames = schedule.length * options.fps
+    guard frames.isFinite, frames >= 0, frames < 10_000_000 else { return 1 }
+    return Int(frames.rounded(.down)) + 1
+  }
 
   /// The trace's header line.
   public func header(source: String?) -> JSONValue {
@@ -74,20 +78,27 @@ public struct FaceScene {
   /// Returns the number of frames.
   @discardableResult
   public func write(to path: String, source: String? = nil) throws(WorkbenchError) -> Int {
-    var text = header(source: source).jsonText + "\n"
-    let frames = frames()
-    for frame in frames { text += frame.jsonText + "\n" }
     let temporary = path + ".tmp-\(getpid())"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+    guard let file = fopen(temporary, "w") else {
       throw WorkbenchError(
-        .usage, "cannot write the trace", at: SourceLocation(file: path), help: "check the folder and free space")
+        .usage, "cannot write the trace: \(String(cString: strerror(errno)))", at: SourceLocation(file: path),
+        help: "check the folder and free space")
     }
-    guard rename(temporary, path) == 0 else {
+    // One line at a time: a long scene never sits in memory whole.
+    var random = SeededRandom(seed: options.seed)
+    var written = fputs(header(source: source).jsonText + "\n", file) >= 0
+    for index in 0..<frameCount where written {
+      written = fputs(frame(index, random: &random).jsonText + "\n", file) >= 0
+    }
+    let closed = fclose(file) == 0
+    guard written, closed, rename(temporary, path) == 0 else {
       let reason = String(cString: strerror(errno))
       unlink(temporary)
-      throw WorkbenchError(.usage, "cannot write the trace: \(reason)", at: SourceLocation(file: path))
+      throw WorkbenchError(
+        .usage, "cannot write the trace: \(reason)", at: SourceLocation(file: path),
+        help: "check the folder and free space")
     }
-    return frames.count
+    return frameCount
   }
 
   func frame(_ index: Int, random: inout SeededRandom) -> JSONValue {

@@ -69,7 +69,8 @@ public struct FlowDescription: Sendable {
       var owners: [String] = []
       for test in tests {
         let owner = "\(test.field)\u{0}\(test.watcher ?? "")"
-        if let index = owners.firstIndex(of: owner) {
+        // The same measurement again, with a limit of a kind not yet given: the same object.
+        if let index = owners.lastIndex(of: owner), objects[index][test.kind] == nil {
           objects[index][test.kind] = .number(test.value)
           continue
         }

@@ -59,7 +59,8 @@ public struct MeasurementCatalog: Sendable {
   }
 
   public mutating func add(_ field: MeasurementField) {
-    guard !fields.contains(where: { $0.path == field.path }) else { return }
+    // A path of no parts ("" or "." from a trace) names nothing a flow can read.
+    guard !field.path.split(separator: ".").isEmpty, !fields.contains(where: { $0.path == field.path }) else { return }
     fields.append(field)
     parts.append(field.path.split(separator: "."))
   }

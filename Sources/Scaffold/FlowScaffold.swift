@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import JSONCore
 import Settings
 
 /// `workbench new`: a folder with a working flow of one kind, its message
@@ -18,10 +19,14 @@ public enum FlowScaffold {
   public static func create(name: String, kind: Kind, parent: String, home: WorkbenchHome) throws(WorkbenchError)
     -> [String]
   {
-    guard name.wholeMatch(of: /[A-Za-z][A-Za-z0-9_-]{0,63}/) != nil else {
+    // Lower case: the name is also the flow's settings group (setting keys
+    // are lower case). "wb" would hide the flow API: the flow's folder is
+    // searched first by require.
+    guard name.wholeMatch(of: /[a-z][a-z0-9_-]{0,63}/) != nil, name != "wb" else {
       throw WorkbenchError(
         .usage, "'\(name)' cannot name a flow",
-        help: "use a letter, then letters, digits, '-' or '_' (at most 64), such as my-nod")
+        help:
+          "use a lower-case letter, then lower-case letters, digits, '-' or '_' (at most 64), such as my-nod; not wb")
     }
     let folder = (parent as NSString).appendingPathComponent(name)
     let display = WorkbenchHome.display(folder)
@@ -40,7 +45,7 @@ public enum FlowScaffold {
     }
     let replacements = [
       ("{{name}}", name), ("{{id}}", name.replacingOccurrences(of: "-", with: "_")), ("{{folder}}", display),
-      ("{{meta}}", home.plugins + "/wb/meta"),
+      ("{{meta}}", metaPath(from: folder, home: home)),
     ]
     let scratch = (parent as NSString).appendingPathComponent(".\(name).new-\(getpid())")
     do {
@@ -72,6 +77,19 @@ public enum FlowScaffold {
         .usage, "cannot write the new flow: \(error.localizedDescription)", at: SourceLocation(file: display),
         help: "check that the folder can be written")
     }
+  }
+
+  /// The flow API's definitions as the new folder's .luarc.json names them:
+  /// relative to the folder, so that it moves with a checkout; escaped for
+  /// the JSON string it goes into.
+  static func metaPath(from folder: String, home: WorkbenchHome) -> String {
+    let target = URL(fileURLWithPath: home.plugins + "/wb/meta").standardizedFileURL.pathComponents
+    let base = URL(fileURLWithPath: folder).standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+    let relative = Array(repeating: "..", count: base.count - common) + target[common...]
+    let text = relative.isEmpty ? "." : relative.joined(separator: "/")
+    return String(JSONValue.string(text).jsonText.dropFirst().dropLast())
   }
 
   /// Every file under `root`, relative to it (hidden files too).

@@ -143,7 +143,13 @@ public enum ScenarioLoader {
             problem("input.size", "size takes WIDTHxHEIGHT, such as \"640x360\"")
           }
         }
-        if let fps = object["fps"]?.doubleValue { options.fps = fps }
+        if let fps = object["fps"]?.doubleValue {
+          if fps > 0 && fps <= 240 {
+            options.fps = fps
+          } else {
+            problem("input.fps", "fps takes a rate above 0 and at most 240, such as 30")
+          }
+        }
         if let seed = object["seed"]?.integerValue { options.seed = UInt64(max(0, seed)) }
         input = .synth(resolve(synth), options)
       } else if let path = object["trace"]?.stringValue ?? object["recording"]?.stringValue {

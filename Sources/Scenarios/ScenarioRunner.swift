@@ -8,6 +8,7 @@ import Measurements
 import Reporting
 import Scripting
 import Session
+import Settings
 
 /// How one scenario went.
 public struct ScenarioOutcome: Sendable {
@@ -132,11 +133,14 @@ public enum ScenarioRunner {
     switch scenario.input {
     case .file(let path) where !path.isEmpty && path != "-" && !FileManager.default.fileExists(atPath: path):
       return outcome(
-        error: "the input \(path) does not exist (paths are relative to the scenario file)", status: 2,
+        error: "the input \(WorkbenchHome.display(path)) does not exist (paths are relative to the scenario file)",
+        status: 2,
         result: "not run", count: 0)
     case .synth(let schedule, _) where !FileManager.default.fileExists(atPath: schedule):
       return outcome(
-        error: "the schedule \(schedule) does not exist (paths are relative to the scenario file)", status: 2,
+        error:
+          "the schedule \(WorkbenchHome.display(schedule)) does not exist (paths are relative to the scenario file)",
+        status: 2,
         result: "not run", count: 0)
     default: break
     }

@@ -15,13 +15,23 @@ public enum MeasurementReferences {
   public static func estimators(_ home: WorkbenchHome, settings: ResolvedSettings?, logger: Logger)
     -> MeasurementReference
   {
-    let estimators = RunAssembly.availableEstimators(
-      home, settings: settings, wanted: ["face.descriptor"], logger: logger)
-    var catalog = MeasurementCatalog(estimators.flatMap(\.descriptor.fields))
-    for field in FaceEstimator.measurementFields { catalog.add(field) }
+    var catalog = MeasurementCatalog(available(home, settings: settings, logger: logger).flatMap(\.descriptor.fields))
+    for field in faceFields { catalog.add(field) }
     return MeasurementReference(
       catalog: catalog, missing: "no estimator provides",
       listing: "'workbench estimators --fields' lists every measurement")
+  }
+
+  /// The face measurements, declared whether or not the face backend and
+  /// the recognition models are installed: a missing backend is a run's
+  /// error, not a misspelled field.
+  public static let faceFields =
+    FaceEstimator.measurementFields + [MeasurementField("face.descriptor", .onRequest)]
+
+  /// The estimators a run could have, asking for nothing (so that a
+  /// missing face backend is not tried, nor warned about).
+  public static func available(_ home: WorkbenchHome, settings: ResolvedSettings?, logger: Logger) -> [any Estimator] {
+    RunAssembly.availableEstimators(home, settings: settings, wanted: [], logger: logger)
   }
 
   /// The measurements the trace at `path` holds (a run on it reads nothing else).

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Diagnostics
 import Estimators
+import FaceEstimation
+import FaceRecognition
 import Flows
 import JSONCore
 import Logging
@@ -64,13 +66,23 @@ struct EstimatorsCommand: ParsableCommand {
     }
     var lines: [String] = []
     if fields {
-      let width = estimators.flatMap(\.descriptor.fields).map(\.path.count).max() ?? 0
+      // What `check` holds flows against: the estimators' fields, and the
+      // face's whether or not its backend is installed here.
+      var rows: [(path: String, type: String, estimator: String)] = []
       for estimator in estimators {
         for field in estimator.descriptor.fields {
-          lines.append(
-            field.path.padding(toLength: width + 2, withPad: " ", startingAt: 0)
-              + field.type.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) + estimator.descriptor.name)
+          rows.append((field.path, field.type.rawValue, estimator.descriptor.name))
         }
+      }
+      for field in MeasurementReferences.faceFields where !rows.contains(where: { $0.path == field.path }) {
+        let owner = field.path == "face.descriptor" ? FaceDescriptorEstimator.name : FaceEstimator.name
+        rows.append((field.path, field.type.rawValue, owner + " (not installed)"))
+      }
+      let width = rows.map(\.path.count).max() ?? 0
+      for row in rows {
+        lines.append(
+          row.path.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            + row.type.padding(toLength: 12, withPad: " ", startingAt: 0) + row.estimator)
       }
       standardOutput(lines.joined(separator: "\n"))
       return

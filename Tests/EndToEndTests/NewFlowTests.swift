@@ -30,7 +30,10 @@ import Testing
     let luarc = try #require(fileText(flowFolder + "/.luarc.json"))
     let library = try #require(
       (try JSONSerialization.jsonObject(with: Data(luarc.utf8)) as? [String: Any])?["workspace.library"] as? [String])
-    #expect(library.allSatisfy { FileManager.default.fileExists(atPath: $0 + "/wb.lua") }, "\(luarc)")
+    // Relative to the flow's folder, so that it moves with a checkout.
+    #expect(library.allSatisfy { !$0.hasPrefix("/") }, "\(luarc)")
+    #expect(
+      library.allSatisfy { FileManager.default.fileExists(atPath: flowFolder + "/" + $0 + "/wb.lua") }, "\(luarc)")
   }
 
   @Test func aNameThatIsTakenOrInvalidIsAClearError() throws {
@@ -41,9 +44,11 @@ import Testing
     let again = try workbench(["new", "taken", "--in", flows], folder: folder)
     #expect(again.status == 2, "\(again)")
     #expect(again.stderr.contains("taken: already exists"), "\(again)")
-    let invalid = try workbench(["new", "9 lives", "--in", flows], folder: folder)
-    #expect(invalid.status == 2)
-    #expect(invalid.stderr.contains("'9 lives' cannot name a flow"), "\(invalid)")
+    for name in ["9 lives", "MyNod", "wb"] {
+      let invalid = try workbench(["new", name, "--in", flows], folder: folder)
+      #expect(invalid.status == 2)
+      #expect(invalid.stderr.contains("'\(name)' cannot name a flow"), "\(invalid)")
+    }
     let kind = try workbench(["new", "x", "--kind", "hand", "--in", flows], folder: folder)
     #expect(kind.status == 2)
     #expect(kind.stderr.contains("--kind takes one of: face, card, best-shot"), "\(kind)")

@@ -122,6 +122,18 @@ struct FaceSceneTests {
   }
 }
 
+@Suite("Face scenes: limits")
+struct FaceSceneLimitTests {
+  @Test("a rate of 0 or a scene too long for one trace still gives a frame, never a trap")
+  func frameCount() throws {
+    let schedule = try FaceSchedule.parse(#"{"keyframes": [{"t": 0}, {"t": 2}]}"#)
+    #expect(FaceScene(schedule: schedule, options: FaceSceneOptions(fps: 0)).frameCount == 1)
+    #expect(FaceScene(schedule: schedule, options: FaceSceneOptions(fps: -5)).frameCount == 1)
+    #expect(FaceScene(schedule: schedule, options: FaceSceneOptions(fps: .nan)).frameCount == 1)
+    #expect(FaceScene(schedule: schedule, options: FaceSceneOptions(fps: 30)).frameCount == 61)
+  }
+}
+
 @Suite("Face scenes: the examples")
 struct FaceSceneExampleTests {
   @Test("every face schedule in examples/synth parses and says it is a face scene")

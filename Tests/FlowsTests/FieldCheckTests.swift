@@ -141,6 +141,16 @@ struct MeasurementCatalogTests {
     #expect(catalog.lookup("t") == .value(.number))
     #expect(catalog.spellings.contains("face.faces.1.yaw"))
   }
+
+  @Test("a path of no parts (a trace's \"\" key) is left out, and suggestions still work")
+  func emptyPaths() {
+    var catalog = MeasurementCatalog([MeasurementField("face.yaw")])
+    catalog.add(MeasurementField(""))
+    catalog.add(MeasurementField("."))
+    #expect(catalog.fields.map(\.path) == ["t", "frame", "face.yaw"])
+    #expect(catalog.spellings.contains("face.yaw"))
+    #expect(catalog.lookup("") == .unknown)
+  }
 }
 
 /// Names that do not exist are caught where they are written.
@@ -301,6 +311,10 @@ struct ThresholdEventTests {
       local wb = require "wb"
       return wb.flow { name = "t", steps = {
         wb.range { name = "front", field = "face.yaw", min = -5, max = 5 },
+        wb.sequence { name = "two ranges",
+          wb.range { field = "face.yaw", min = -5, max = 5 },
+          wb.range { field = "face.yaw", min = -20, max = 20 },
+        },
         wb.sequence { name = "nod",
           wb.threshold { field = "face.pitch", below = -15 },
           wb.threshold { field = "face.pitch", above = 0 },
@@ -321,6 +335,8 @@ struct ThresholdEventTests {
     #expect(thresholds("front") == #"[{"field":"face.yaw","min":-5,"max":5}]"#)
     #expect(thresholds("nod") == #"[{"field":"face.pitch","below":-15,"above":0}]"#)
     #expect(thresholds("plain") == nil)
+    #expect(
+      thresholds("two ranges") == #"[{"field":"face.yaw","min":-5,"max":5},{"field":"face.yaw","min":-20,"max":20}]"#)
     let session = try #require(record.events("session").first)
     #expect(session["thresholds"]?.jsonText == #"[{"field":"face.yaw","above":40,"watcher":"TURNED"}]"#)
   }

@@ -192,7 +192,8 @@ wb.range = steps.range
 wb.sequence = steps.sequence
 -- wb.field("face.yaw") is a getter, noted like a step's needs for `workbench check`.
 function wb.field(path)
-  problems.read(path, nil, native.where(2))
+  -- A getter made on every frame walks no stack once the flow is prepared.
+  if not problems.prepared then problems.read(path, nil, native.where(2)) end
   return steps.field(path)
 end
 wb.alert = steps.alert
