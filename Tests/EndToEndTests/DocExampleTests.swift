@@ -1,4 +1,5 @@
 import Foundation
+import Licensing
 import TestSupport
 import Testing
 
@@ -121,6 +122,29 @@ func docLineMatches(_ expected: String, _ line: String) -> Bool {
   return true
 }
 
+/// A license for the bundled configs/license.conf, signed by a key made for
+/// this test process.
+enum DocLicense {
+  struct Files: Sendable {
+    var license: String
+    var publicKey: String
+  }
+
+  static let files: Files = {
+    do {
+      let folder = try TemporaryFolder(prefix: "workbench-doc-license")
+      let keys = try LicenseKeyPair.generate().write(toFolder: folder.path + "/keys")
+      let license = try LicenseIssuer(privateKey: LicensePrivateKey.read(path: keys.privateKeyPath)).issue(
+        product: "workbench", eid: "DEMO-0001", binding: .machine(.current()), days: 30,
+        features: LicenseFeature.known, now: Date())
+      try license.write(to: URL(fileURLWithPath: folder.path + "/license.dat"))
+      return Files(license: folder.path + "/license.dat", publicKey: keys.publicKeyPath)
+    } catch {
+      fatalError("cannot make the docs' license: \(error)")
+    }
+  }()
+}
+
 @Suite struct DocExampleTests {
   static let examples = DocExample.all()
 
@@ -135,10 +159,23 @@ func docLineMatches(_ expected: String, _ line: String) -> Bool {
     let binary = try #require(workbenchBinary, "build the workbench binary first")
     let folder = try TemporaryFolder()
     defer { folder.remove() }
-    for name in ["examples", "configs", "plugins", "models", "third_party"] {
+    for name in ["examples", "plugins", "models", "third_party"] {
       try FileManager.default.createSymbolicLink(
         atPath: folder.file(name), withDestinationPath: packageRoot + "/" + name)
     }
+    // configs/ as bundled, with a license issued for its license.conf (EID
+    // DEMO-0001, bound to this machine) in place of the machine's own: a
+    // fresh clone has none, and runs find configs/license.dat as a user's do.
+    let configs = try folder.subfolder("configs")
+    let license = [
+      "license.dat": DocLicense.files.license, "license-public.key.json": DocLicense.files.publicKey,
+    ]
+    for name in try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/configs") where license[name] == nil
+    {
+      try FileManager.default.createSymbolicLink(
+        atPath: configs + "/" + name, withDestinationPath: packageRoot + "/configs/" + name)
+    }
+    for (name, source) in license { try FileManager.default.copyItem(atPath: source, toPath: configs + "/" + name) }
     try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
     var script = ""
     for (index, command) in example.commands.enumerated() {
@@ -153,6 +190,8 @@ func docLineMatches(_ expected: String, _ line: String) -> Bool {
     environment["PATH"] =
       URL(fileURLWithPath: binary).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
     environment["WORKBENCH_HOME"] = folder.path
+    environment.removeValue(forKey: "WORKBENCH_LICENSE_CONFIG")
+    environment.removeValue(forKey: "WORKBENCH_LICENSE_PUBLIC_KEY")
     process.environment = environment
     let pipe = Pipe()
     process.standardOutput = pipe
