@@ -50,7 +50,7 @@ public enum FlowChecker {
     problems += catalogReport.errors
     var warnings = needsWarnings(flow) + endlessWarnings(flow)
     if strict { problems += catalogReport.warnings } else { warnings += catalogReport.warnings }
-    if let measurements { problems += fieldProblems(flow, against: measurements) }
+    if let measurements { problems += fieldProblems(flow, source: source, against: measurements) }
     let stepCount = flow.description.steps.count
     let summary =
       "\(flow.displayPath): flow '\(flow.description.name)', \(stepCount) step\(stepCount == 1 ? "" : "s"), "
@@ -62,10 +62,11 @@ public enum FlowChecker {
   /// A field the flow reads that nothing provides, or that a step compares
   /// with numbers when it holds something else: the run would never pass
   /// that step, and say only `end_of_input` or `timeout`.
-  static func fieldProblems(_ flow: LoadedFlow, against reference: MeasurementReference) -> [Diagnostic] {
+  static func fieldProblems(_ flow: LoadedFlow, source: String, against reference: MeasurementReference)
+    -> [Diagnostic]
+  {
     var problems: [Diagnostic] = []
     var seen = Set<String>()
-    let source = (try? String(contentsOfFile: flow.options.flowPath, encoding: .utf8)) ?? ""
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
     for read in flow.description.reads {
       var location = read.location ?? SourceLocation(file: flow.displayPath)

@@ -267,13 +267,8 @@ final class FlowHost: ScriptHost {
   private func applySettings(_ request: JSONObject) throws(HostCallFailure) {
     // The file that called wb.settings: a module the flow requires (hkid.lua
     // for hkid-2018.lua) declares its own settings.
-    var origin = flowDisplayPath
-    var line: Int?
-    if let position = request["where"]?.stringValue, let match = position.firstMatch(of: /^(.+):(\d+): ?$/) {
-      origin = String(match.output.1)
-      line = Int(match.output.2)
-    }
-    let source = SettingSource(layer: .flow, origin: origin, line: line)
+    let caller = request["where"]?.stringValue.flatMap(FlowDescription.location)
+    let source = SettingSource(layer: .flow, origin: caller?.file ?? flowDisplayPath, line: caller?.line)
     for (key, spec) in request["declare"]?.objectValue ?? JSONObject() {
       guard case .object(let fields) = spec else { continue }
       settingsBuilder.declare(try FlowHost.declaration(key: key, fields), source: source)
