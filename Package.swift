@@ -186,10 +186,21 @@ let package = Package(
         "Analytics", "SessionReport", "FaceRecognition", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The live preview: the page, its HTTP API, the file watcher, the terminal's keys. docs/preview.md.
+    .target(
+      name: "Preview",
+      dependencies: [
+        "Session", "Flows", "Settings", "Reporting", "Measurements", "Capture", "Imaging", "JSONCore", "Diagnostics",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Session", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture", "Licensing",
+        "Session", "Preview", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture",
+        "Licensing",
         "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
         "SessionReport",
         "Gallery", "FaceRecognition", "FaceEstimation",

@@ -55,6 +55,8 @@ local S = wb.settings {
     doc = "Take frames with an occluded face, when a plugin provides face.occlusion (LUNA ID: acceptOccludedFaces; otherwise 1010)" },
   ["best_shot.timeout"] = { type = "number", default = 10, min = 1, max = 600, unit = "s",
     doc = "Time to find a best shot (1007 when it runs out)" },
+  ["best_shot.wait_for_command"] = { type = "boolean", default = false,
+    doc = "Start the search only when told (the preview's POST /api/best-shot; LUNA ID: StartBestShotSearchCommand)" },
   ["flow.time_limit"] = 0,
   ["flow.step_timeout"] = 0,
 }
@@ -75,7 +77,7 @@ return wb.flow {
       border_right = B.border_right, border_bottom = B.border_bottom,
       max_yaw = B.max_yaw, max_pitch = B.max_pitch, max_roll = B.max_roll,
       accept_eyes_closed = B.accept_eyes_closed, min_liveness = B.min_liveness, accept_mask = B.accept_mask,
-      accept_occluded = B.accept_occluded,
+      accept_occluded = B.accept_occluded, wait_for_command = B.wait_for_command,
       quality = { blur = B.blur, lightness = B.light, darkness = B.dark, illumination = B.illumination,
                   specularity = B.specularity },
     },

@@ -338,6 +338,22 @@ static char *read_whole_file(const char *path, size_t *length, int *error_number
   return buffer;
 }
 
+#define WB_REQUIRED_FILES "wb.required_files"
+
+/* Notes a file require() read, in the registry: raises only on memory errors,
+ * inside the protected call of require. */
+static void note_required_file(lua_State *L, const char *path) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES);
+  }
+  lua_pushstring(L, path);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
 /* require(name): only text modules inside the require roots; no C modules. */
 static int sandboxed_require(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
@@ -383,6 +399,8 @@ static int sandboxed_require(lua_State *L) {
         }
         continue;
       }
+      /* Before it loads: a module that does not load is watched all the same. */
+      note_required_file(L, path);
       lua_pushfstring(L, "@%s", chunk); /* 3 */
       int status = luaL_loadbufferx(L, source, length, lua_tostring(L, 3), "t");
       free(source);
@@ -1096,3 +1114,28 @@ void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits) { vm->limits = *limits
 const wb_error *wb_vm_last_error(const wb_vm *vm) { return &vm->error; }
 size_t wb_vm_memory_in_use(const wb_vm *vm) { return vm->memory_in_use; }
 size_t wb_vm_memory_peak(const wb_vm *vm) { return vm->memory_peak; }
+
+int wb_vm_required_file_count(wb_vm *vm) {
+  lua_State *L = vm->L;
+  int count = 0;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES) == LUA_TTABLE) count = (int)lua_rawlen(L, -1);
+  lua_pop(L, 1);
+  return count;
+}
+
+size_t wb_vm_required_file(wb_vm *vm, int i, char *out, size_t capacity) {
+  lua_State *L = vm->L;
+  size_t length = 0;
+  if (capacity > 0) out[0] = '\0';
+  if (lua_getfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES) == LUA_TTABLE &&
+      lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TSTRING && capacity > 0) {
+    const char *path = lua_tolstring(L, -1, &length);
+    if (length >= capacity) length = capacity - 1;
+    memcpy(out, path, length);
+    out[length] = '\0';
+  } else {
+    length = 0;
+  }
+  lua_settop(L, 0);
+  return length;
+}

@@ -11,6 +11,7 @@ import Settings
 public enum FlowHostFunctions {
   public static let names = [
     "log", "hint", "status", "settings", "text", "event", "capture", "intermediate", "describe_face", "identity",
+    "command",
   ]
 }
 
@@ -49,6 +50,9 @@ final class FlowHost: ScriptHost {
   var identity: (any FaceIdentity)?
   /// The run's captures in order: name → { t, frame, images[, methods] }.
   private(set) var captures = JSONObject()
+  /// Commands whoever drives the run sent (`best_shot`), not yet taken by
+  /// the flow; a few at most, since each name is kept once.
+  var pendingCommands: [String] = []
   /// Keys asked for that no catalog has; each is logged once.
   private var warnedKeys: Set<String> = []
   private var language: String
@@ -190,6 +194,14 @@ final class FlowHost: ScriptHost {
       for (key, value) in answer { fields[key] = value }
       emit("identity", fields)
       return LuaLiteral.encode(.object(answer))
+
+    case "command":
+      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
+        throw HostCallFailure("command(name): the name must be a slug such as \"best_shot\"")
+      }
+      guard let index = pendingCommands.firstIndex(of: name) else { return "false" }
+      pendingCommands.remove(at: index)
+      return "true"
 
     case "text":
       guard let key = arguments.first?.stringValue else {

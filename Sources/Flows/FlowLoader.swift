@@ -189,6 +189,16 @@ public final class LoadedFlow {
     set { host.capturer = newValue }
   }
 
+  /// Sends the flow a command (`best_shot`: start the best-shot search
+  /// now); a step takes it with `ctx.command(name)`. A command sent twice
+  /// before it is taken counts once.
+  public func send(command name: String) {
+    if !host.pendingCommands.contains(name) { host.pendingCommands.append(name) }
+  }
+
+  /// The files the flow's `require` calls read, as found on disk.
+  public var requiredFiles: [String] { vm.requiredFiles }
+
   /// The text of a result or intermediate reason in the run's language.
   public func resultMessage(_ reason: String) -> String { host.resultMessage(reason) }
 

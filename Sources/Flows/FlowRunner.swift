@@ -185,9 +185,12 @@ public final class FlowRunner {
     sink.emit(Event(type: type, t: t, frame: frame, fields: fields))
   }
 
-  /// Whoever drives the run paused, resumed or restarted it.
-  public func control(_ action: String) {
-    emit("control", JSONObject([("action", .string(action))]))
+  /// Whoever drives the run paused, resumed, restarted or closed it, sent
+  /// a command or changed a setting; `extra` says more (who, what).
+  public func control(_ action: String, _ extra: JSONObject = JSONObject()) {
+    var fields = JSONObject([("action", .string(action))])
+    for (key, value) in extra where key != "action" { fields[key] = value }
+    emit("control", fields)
   }
 
   /// Gives one frame to the flow. Returns false once the run is over.

@@ -6,20 +6,38 @@ import Measurements
 /// that `--input` reads (docs/traces.md), so a session can be replayed.
 public final class TraceWriter {
   private let output: OutputFile
+  private let encoder: TraceLineEncoder
+
+  public init(path: String, schema: MeasurementSchema, header: JSONObject = JSONObject()) throws(WorkbenchError) {
+    output = try OutputFile(path: path)
+    encoder = TraceLineEncoder(schema: schema)
+    var headerObject = JSONObject([("workbench_trace", .integer(1))])
+    for (key, value) in header { headerObject[key] = value }
+    var writer = JSONWriter()
+    writer.value(.object(headerObject))
+    writer.raw(UInt8(ascii: "\n"))
+    output.write(writer.bytes)
+  }
+
+  public func write(_ frame: MeasurementFrame) {
+    output.write(encoder.line(frame))
+  }
+
+  public func finish() throws(WorkbenchError) { try output.finish() }
+}
+
+/// One frame's measurements as one line of a trace (with its newline),
+/// into a buffer it reuses: what the trace writer writes and the preview
+/// sends.
+public final class TraceLineEncoder {
   private let schema: MeasurementSchema
   private var children: [[Int]] = []
   private var topLevel: [Int] = []
   private var indexedNodes = 0
   private var writer = JSONWriter(capacity: 1024)
 
-  public init(path: String, schema: MeasurementSchema, header: JSONObject = JSONObject()) throws(WorkbenchError) {
-    output = try OutputFile(path: path)
+  public init(schema: MeasurementSchema) {
     self.schema = schema
-    var headerObject = JSONObject([("workbench_trace", .integer(1))])
-    for (key, value) in header { headerObject[key] = value }
-    writer.value(.object(headerObject))
-    writer.raw(UInt8(ascii: "\n"))
-    output.write(writer.bytes)
   }
 
   private func indexNewNodes() {
@@ -31,7 +49,8 @@ public final class TraceWriter {
     }
   }
 
-  public func write(_ frame: MeasurementFrame) {
+  /// The line, with its newline.
+  public func line(_ frame: MeasurementFrame) -> [UInt8] {
     indexNewNodes()
     writer.reset()
     writer.raw("{\"t\":")
@@ -44,7 +63,7 @@ public final class TraceWriter {
       writeValue(node, frame)
     }
     writer.raw("}\n")
-    output.write(writer.bytes)
+    return writer.bytes
   }
 
   private func writeValue(_ node: Int, _ frame: MeasurementFrame) {
@@ -90,6 +109,4 @@ public final class TraceWriter {
     let written = writer.bytes[start...]
     if !written.contains(UInt8(ascii: ".")) && !written.contains(UInt8(ascii: "e")) { writer.raw(".0") }
   }
-
-  public func finish() throws(WorkbenchError) { try output.finish() }
 }

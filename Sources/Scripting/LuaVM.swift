@@ -231,6 +231,18 @@ public final class LuaVM {
   public var memoryInUse: Int { wb_vm_memory_in_use(vm) }
   public var memoryPeak: Int { wb_vm_memory_peak(vm) }
 
+  /// The files `require` has read so far, in order, as found on disk
+  /// (a module that did not load among them).
+  public var requiredFiles: [String] {
+    var files: [String] = []
+    var buffer = [CChar](repeating: 0, count: 4096)
+    for index in 0..<wb_vm_required_file_count(vm) {
+      let length = wb_vm_required_file(vm, index, &buffer, buffer.count)
+      if length > 0 { files.append(String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+    }
+    return files
+  }
+
   @inline(__always)
   private func check(_ status: wb_status) throws(ScriptError) {
     if status == WB_OK { return }

@@ -9,11 +9,15 @@ import Reporting
 final class HeldResultSink: EventSink {
   private let next: any EventSink
   private var held: Event?
+  /// Sinks that see every event as it comes, the result too (without its
+  /// `outputs`): a live view shows the result when the flow decides.
+  var early: [any EventSink] = []
 
   init(_ next: any EventSink) { self.next = next }
 
   func emit(_ event: Event) {
     release()
+    for sink in early { sink.emit(event) }
     if event.type == "result" {
       held = event
     } else {

@@ -53,6 +53,7 @@ public final class RunSession {
   private lazy var resultHold = HeldResultSink(sinks)
   private let schema = MeasurementSchema()
   private var registeredOutputs: [any RunOutput] = []
+  private var liveSinks: [any EventSink] = []
   private var frameSourceWrappers: [(any FrameSource) -> any FrameSource] = []
   private var inputWrappers: [(any MeasurementInput, MeasurementSchema) -> any MeasurementInput] = []
   private var eventsToStandardOutput = false
@@ -72,6 +73,19 @@ public final class RunSession {
   private var earlyOutcome: RunOutcome?
   private var problems: [Diagnostic] = []
   private var closedOutcome: RunOutcome?
+  /// Where live controls arrive (the preview, the terminal's keys, the
+  /// file watcher); nil for a run nobody watches. Set before ``open()``.
+  public var controls: ControlMailbox?
+  /// Called after a control was taken, on the loop's thread: its event is
+  /// out. A reload that failed comes with its error.
+  public var onControl: ((LiveControl, ControlReply) -> Void)?
+  /// The flow's options as the next restart loads them: the run's own, with
+  /// the settings applied since.
+  private lazy var flowOptions = options.flow
+  /// Settings sent while paused, applied on resume.
+  private var pendingAssignments: [String] = []
+  /// A close control arrived: a live run ends for good.
+  public private(set) var closeRequested = false
 
   public init(_ options: RunOptions, logger: Logger, openFrames: @escaping SourceOpener = FrameSources.open) {
     self.options = options
@@ -91,10 +105,36 @@ public final class RunSession {
     return close()
   }
 
+  /// A run someone watches (``controls`` set): when the flow ends it stays
+  /// open for a restart, a reload or a close, until a close control or
+  /// Ctrl-C, and only then completes its outputs.
+  public func runLive() -> RunOutcome {
+    if open() {
+      while true {
+        if step() { continue }
+        guard state == .ended, !closeRequested, !Interrupts.pending, let controls else { break }
+        controls.wait(seconds: 0.1)
+        takeControls(controls)
+      }
+    }
+    return close()
+  }
+
+  /// The run's measurement schema (what the frames' slots mean).
+  public var measurementSchema: MeasurementSchema { schema }
+
   // MARK: Registration (before open)
 
   /// Also gets every event of the run.
   public func addEventSink(_ sink: any EventSink) { sinks.add(sink) }
+
+  /// Gets the flow's events as they come, its `result` too the moment the
+  /// flow decides (before the outputs complete, so without `outputs`): for
+  /// a live view. Finished at close.
+  public func addLiveSink(_ sink: any EventSink) {
+    liveSinks.append(sink)
+    resultHold.early.append(sink)
+  }
 
   /// Also sees every frame the flow processed, and is completed at close.
   public func addOutput(_ output: any RunOutput) { registeredOutputs.append(output) }
@@ -163,6 +203,7 @@ public final class RunSession {
   /// is not read (the call waits a moment).
   @discardableResult
   public func step() -> Bool {
+    if let controls { takeControls(controls) }
     guard state == .running || state == .paused, let runner, let input else { return false }
     if Interrupts.pending {
       end(.interrupted(Interrupts.signalName))
@@ -194,25 +235,27 @@ public final class RunSession {
   }
 
   /// Stops giving frames to the flow; its timers stand still until ``resume()``.
-  public func pause() {
+  public func pause(_ extra: JSONObject = JSONObject()) {
     guard state == .running, let runner else { return }
     state = .paused
-    runner.control("pause")
+    runner.control("pause", extra)
   }
 
-  public func resume() {
+  public func resume(_ extra: JSONObject = JSONObject()) {
     guard state == .paused, let runner else { return }
     state = .running
     if input?.isLive == true { clock.resumeLive() }
     pacer?.reset()
-    runner.control("resume")
+    runner.control("resume", extra)
   }
 
   /// Starts the flow over: loaded again from its file (with `flowOptions`,
   /// or the run's own), on the same input (a recording from its start, a
   /// camera from its next frame). A flow that does not load throws, and the
   /// run goes on as it was.
-  public func restart(with flowOptions: FlowOptions? = nil) throws(WorkbenchError) {
+  public func restart(
+    with flowOptions: FlowOptions? = nil, action: String = "restart", _ extra: JSONObject = JSONObject()
+  ) throws(WorkbenchError) {
     guard state == .running || state == .paused || state == .ended, runner != nil else { return }
     let flow = try FlowLoader.load(flowOptions ?? options.flow, logger: logger)
     var reopened: (any MeasurementInput)?
@@ -224,7 +267,7 @@ public final class RunSession {
       }
       // A trace from standard input or a pipe goes on where it is: it cannot be read again.
     }
-    runner?.control("restart")
+    runner?.control(action, extra)
     if let reopened {
       input?.close()
       input = reopened
@@ -273,10 +316,112 @@ public final class RunSession {
     resultHold.release(
       adding: finished.written.isEmpty ? JSONObject() : JSONObject([("outputs", .object(finished.written))]))
     do { try sinks.finish() } catch { outcome.fail(with: error.diagnostics) }
+    for sink in liveSinks { try? sink.finish() }
     if let flow { logger.debug("lua memory peak \(flow.vm.memoryPeak) bytes") }
     state = .closed
     closedOutcome = outcome
     return outcome
+  }
+
+  // MARK: Live controls
+
+  /// Takes every control that has arrived, in order, each with its event.
+  private func takeControls(_ controls: ControlMailbox) {
+    while let request = controls.take() {
+      let reply = take(request.control, source: request.source)
+      request.reply(reply)
+      onControl?(request.control, reply)
+    }
+  }
+
+  private func take(_ control: LiveControl, source: String) -> ControlReply {
+    let from = JSONObject([("source", .string(source))])
+    guard state == .running || state == .paused || state == .ended, let runner else {
+      return ControlReply(.refused, "the run is over")
+    }
+    switch control {
+    case .pause:
+      guard state == .running else {
+        return ControlReply(.done, state == .paused ? "already paused" : "the flow has ended")
+      }
+      pause(from)
+      return ControlReply(.done, "paused")
+    case .resume:
+      guard state == .paused else { return ControlReply(.done, "not paused") }
+      resume(from)
+      guard !pendingAssignments.isEmpty else { return ControlReply(.done, "resumed") }
+      var changed = flowOptions
+      changed.assignments += pendingAssignments
+      let applied = pendingAssignments
+      pendingAssignments = []
+      do {
+        try restart(
+          with: changed, action: "restart",
+          JSONObject([("source", .string(source)), ("settings", .array(applied.map { .string($0) }))]))
+        flowOptions = changed
+        return ControlReply(.done, "resumed; the flow started over with " + applied.joined(separator: ", "))
+      } catch {
+        return ControlReply(.invalid, Self.text(of: error))
+      }
+    case .restart:
+      do {
+        try restart(with: flowOptions, action: "restart", from)
+        return ControlReply(.done, "started over")
+      } catch {
+        return ControlReply(.invalid, Self.text(of: error))
+      }
+    case .close:
+      runner.control("close", from)
+      closeRequested = true
+      end(.closed)
+      return ControlReply(.done, "closed")
+    case .command(let name):
+      guard state != .ended, let flow else { return ControlReply(.refused, "the flow has ended: restart it first") }
+      flow.send(command: name)
+      var fields = from
+      fields["name"] = .string(name)
+      runner.control("command", fields)
+      return ControlReply(.done, "sent \(name)")
+    case .settings(let assignments):
+      guard state == .paused else {
+        return ControlReply(.refused, "settings change only while paused: pause first (POST /api/pause)")
+      }
+      var trial = flowOptions
+      trial.assignments += pendingAssignments + assignments
+      do {
+        _ = try FlowLoader.load(trial, logger: logger)
+      } catch {
+        return ControlReply(.invalid, Self.text(of: error))
+      }
+      pendingAssignments += assignments
+      var fields = from
+      fields["settings"] = .array(assignments.map { .string($0) })
+      runner.control("settings", fields)
+      return ControlReply(.done, "applied on resume: " + assignments.joined(separator: ", "))
+    case .reload(let changed):
+      var fields = from
+      fields["changed"] = .array(changed.map { .string($0) })
+      do {
+        try restart(with: flowOptions, action: "reload", fields)
+        return ControlReply(.done, "reloaded")
+      } catch {
+        fields["error"] = .string(Self.text(of: error))
+        if let location = error.diagnostics.first?.location {
+          fields["file"] = .string(location.file)
+          if let line = location.line { fields["line"] = .integer(Int64(line)) }
+        }
+        runner.control("reload_failed", fields)
+        return ControlReply(.invalid, Self.text(of: error))
+      }
+    }
+  }
+
+  /// An error as `--set` or a run prints it: each problem at its place, with its advice.
+  static func text(of error: WorkbenchError) -> String {
+    let lines = error.diagnostics.map { diagnostic in
+      diagnostic.locatedMessage + (diagnostic.help.map { " (\($0))" } ?? "")
+    }
+    return lines.isEmpty ? "\(error)" : lines.joined(separator: "\n")
   }
 
   // MARK: Parts

@@ -6,6 +6,7 @@ import Flows
 import Foundation
 import Licensing
 import Logging
+import Preview
 import Scenarios
 import Session
 
@@ -105,6 +106,25 @@ struct RunCommand: ParsableCommand {
   @Flag(name: .long, help: "Replay at the speed of the input's clock instead of as fast as possible.")
   var realtime = false
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Serve a live preview page: the frames with the estimators' overlays, the hint, the steps, plots of what the current step measures, and controls (docs/preview.md). Alone, it listens on 127.0.0.1 and a free port, printed on start.",
+      valueName: "addr:port"))
+  var preview: String?
+
+  @Flag(
+    name: .customLong("preview-public"),
+    help: "Let --preview listen on an address other machines can reach (anyone who reaches it sees the frames).")
+  var previewPublic = false
+
+  @Flag(
+    name: .long,
+    help:
+      "Reload the flow when it, a Lua module it requires, a message catalog or a settings file changes; a change that does not load keeps the running flow."
+  )
+  var watch = false
+
   @Flag(name: .shortAndLong, help: "No live status line and no summary.")
   var quiet = false
 
@@ -126,6 +146,7 @@ struct RunCommand: ParsableCommand {
       }
       guard !analytics.isEmpty else { throw ValidationError("--analytics-session-id goes with --analytics") }
     }
+    if previewPublic && preview == nil { throw ValidationError("--preview-public goes with --preview ADDR:PORT") }
   }
 
   func run() throws {
@@ -160,7 +181,20 @@ struct RunCommand: ParsableCommand {
     }
     let session = RunSession(options, logger: logger)
     extras.install(into: session)
-    let outcome = session.run()
+    var live = LiveOptions()
+    do { live.preview = try preview.map(PreviewAddress.parse) } catch { throw fail(error) }
+    live.previewPublic = previewPublic
+    live.watch = watch
+    let outcome: RunOutcome
+    if live.isLive {
+      do {
+        outcome = try LiveRun(session: session, options: live, say: { standardError($0) }).run()
+      } catch {
+        throw fail(error)
+      }
+    } else {
+      outcome = session.run()
+    }
     for line in extras.finish(outcome: outcome, logger: logger) {
       if !quiet { standardError(line) }
     }

@@ -320,6 +320,9 @@ end
 -- it passes. On timeout it fails with the reason and code of the last
 -- rejection (1007 interaction_timeout when frames were good but not for long enough).
 -- describe = "name" also describes the best frame's face under that name.
+-- wait_for_command = true: the search (and its timeout) starts only when
+-- whoever drives the run sends the command "best_shot" (the preview's
+-- POST /api/best-shot; LUNA ID's StartBestShotSearchCommand).
 --   wb.best_shot { face_time = 1, timeout = 10 }
 function face.best_shot(spec)
   spec = spec or {}
@@ -330,7 +333,7 @@ function face.best_shot(spec)
     max_yaw = "number", max_pitch = "number", max_roll = "number", accept_eyes_closed = "boolean",
     accept_multiple = "boolean", eyes_closed_above = "number", min_quality = "number", quality = "table",
     min_liveness = "number", accept_mask = "boolean", accept_occluded = "boolean", max_occlusion = "number",
-    describe = "string",
+    describe = "string", wait_for_command = "boolean",
   }, where)
   local q = spec.quality or {}
   local border = spec.border_px or 10
@@ -358,18 +361,27 @@ function face.best_shot(spec)
   for _, rejection in ipairs(face.rejections) do hints[#hints + 1] = rejection.hint end
   local step = {
     name = spec.name or "best shot", hint = spec.hint, hint_params = spec.hint_params, passed = spec.passed,
-    needs = { "face", "image.width", "image.height" }, hints = hints, timeout = timeout + 1,
+    needs = { "face", "image.width", "image.height" }, hints = hints,
+    -- Waiting for the command has no end: the search's own timeout starts with it.
+    timeout = not spec.wait_for_command and timeout + 1 or nil,
   }
   -- describe = "name": the best frame's face is also described under that
   -- name, for wb.enroll, wb.verify or wb.identify after it.
   if spec.describe then step.needs[#step.needs + 1] = "face.descriptor" end
   local started, good_since, best_score, last_key, last_reason
+  local commanded
   local user_start = spec.start
   function step.start(self, ctx)
     started, good_since, best_score, last_key, last_reason = nil, nil, nil, nil, nil
+    commanded = not spec.wait_for_command
     if user_start then user_start(self, ctx) end
   end
   function step.update(self, m, ctx)
+    if not commanded then
+      if not ctx.command("best_shot") then return nil end
+      commanded = true
+      ctx.status("BEST_SHOT_SEARCH_STARTED")
+    end
     started = started or m.t
     if m.t - started > timeout then
       local rejection = by_reason[last_reason or ""]

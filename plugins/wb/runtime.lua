@@ -109,6 +109,14 @@ local function make_context()
     return native.text(key, params)
   end
 
+  -- True once for each command whoever drives the run sent since it was
+  -- last taken: ctx.command("best_shot") (POST /api/best-shot, LUNA ID's
+  -- StartBestShotSearchCommand).
+  function ctx.command(...)
+    local name = strip(...)
+    return native.command(name)
+  end
+
   -- Describes a face of this frame and keeps its descriptor under a name:
   -- source "face" (the live face, the default) or "portrait" (the card's).
   -- Returns { found = true } or { found = false, error = name, message = text }.

@@ -184,6 +184,13 @@ const wb_error *wb_vm_last_error(const wb_vm *vm);
 size_t wb_vm_memory_in_use(const wb_vm *vm);
 size_t wb_vm_memory_peak(const wb_vm *vm);
 
+/* The files require() has read, in order (the paths as found, for a watcher
+ * that reloads the flow when one changes): how many, and the i-th (0-based)
+ * copied into `out` (NUL-terminated, cut at capacity); returns its length,
+ * or 0 past the end. */
+int wb_vm_required_file_count(wb_vm *vm);
+size_t wb_vm_required_file(wb_vm *vm, int i, char *out, size_t capacity);
+
 /* ---- interruption ------------------------------------------------------ */
 
 /* Installs SIGINT/SIGTERM handlers that only set a flag; Lua checks it. */

@@ -104,6 +104,7 @@
 ---@field accept_occluded? boolean
 ---@field max_occlusion? number
 ---@field describe? string also describe the best frame's face under this name
+---@field wait_for_command? boolean start the search only on the command "best_shot" (POST /api/best-shot)
 
 ---@class wb.DescribeFaceSpec: wb.Step
 ---@field as? string the name the descriptor is kept under (default "live")
@@ -160,6 +161,10 @@ function Context.step_hint(key, params) end
 ---@param name string such as "FACE_FOUND"
 ---@param fields? table<string, any>
 function Context.status(name, fields) end
+---True once for each command sent since it was last taken ("best_shot": POST /api/best-shot).
+---@param name string
+---@return boolean
+function Context.command(name) end
 ---Emits an event of the flow's own type ("flow.<type>").
 ---@param type string
 ---@param fields? table<string, any>

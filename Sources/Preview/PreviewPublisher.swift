@@ -1,0 +1,261 @@
+import Capture
+import Diagnostics
+import Foundation
+import Imaging
+import JSONCore
+import Measurements
+import Reporting
+import Session
+
+/// What the preview page shows, kept up to date by the run and read by the
+/// server's threads: the run's events (steps, hints, statuses, controls,
+/// the result) and, when a page has asked for one, the newest frame with
+/// its measurements.
+///
+/// The frame loop never waits for a page: it hands over a frame only when
+/// one was asked for since the last, and a slow page simply asks less often.
+/// The frames it did not hand over are counted (`frames_not_sent`).
+public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
+  /// One frame as the page gets it.
+  public struct Frame: Sendable {
+    public var index: Int64
+    public var t: Double
+    /// The trace line of its measurements (docs/traces.md), newline and all.
+    public var measurements: [UInt8]
+    /// The image, JPEG; nil for a measurement trace.
+    public var jpeg: [UInt8]?
+  }
+
+  private let lock = NSLock()
+  private var encoder: TraceLineEncoder?
+  private let imageEncoder = JPEGEncoder()
+  /// Bumped on every change the page could show.
+  private var version: Int64 = 0
+  private var state = LiveView()
+  private var frameWanted = false
+  private var latest: Frame?
+  private var framesProcessed: Int64 = 0
+  private var framesSent: Int64 = 0
+
+  public init() {}
+
+  /// The run's measurement schema: set by the session before its first frame.
+  public func attach(schema: MeasurementSchema) { encoder = TraceLineEncoder(schema: schema) }
+
+  // MARK: The run's side
+
+  public func emit(_ event: Event) {
+    lock.lock()
+    state.apply(event)
+    version += 1
+    lock.unlock()
+  }
+
+  public func finish() throws(WorkbenchError) {
+    lock.lock()
+    state.finished = true
+    version += 1
+    lock.unlock()
+  }
+
+  public func frameProcessed(_ measurements: MeasurementFrame, captured: CapturedFrame?) {
+    lock.lock()
+    framesProcessed += 1
+    state.frame = measurements.index
+    state.t = measurements.t
+    let wanted = frameWanted
+    if wanted { frameWanted = false }
+    lock.unlock()
+    guard wanted else { return }
+    // Outside the lock: the page's threads only wait for it.
+    let line = encoder?.line(measurements) ?? Array("{}\n".utf8)
+    var jpeg: [UInt8]?
+    switch captured?.payload {
+    case .jpeg(let bytes): jpeg = bytes
+    case .image(let image): jpeg = try? imageEncoder.encode(image, quality: 75)
+    case .unreadable, nil: jpeg = nil
+    }
+    lock.lock()
+    latest = Frame(index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg)
+    framesSent += 1
+    version += 1
+    lock.unlock()
+  }
+
+  public func finish(_ run: FinishedRun) throws(WorkbenchError) {}
+
+  // MARK: The page's side (never waits: the server polls)
+
+  /// The state as `GET /api/state` answers it, or nil when it is not newer
+  /// than `version`.
+  public func state(newerThan version: Int64?) -> JSONValue? {
+    lock.lock()
+    defer { lock.unlock() }
+    if let version, self.version <= version, !state.finished { return nil }
+    return snapshot()
+  }
+
+  /// The newest frame after `index`; when there is none, the loop is asked
+  /// to hand over its next one.
+  public func frame(after index: Int64?) -> Frame? {
+    lock.lock()
+    defer { lock.unlock() }
+    if let latest, index.map({ latest.index > $0 }) ?? true { return latest }
+    frameWanted = true
+    return nil
+  }
+
+  /// The run has closed: nothing newer will come.
+  public var isFinished: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return state.finished
+  }
+
+  /// The frame the page was last given, by its number.
+  public func image(of index: Int64) -> [UInt8]? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard let latest, latest.index == index else { return nil }
+    return latest.jpeg
+  }
+
+  /// How many frames the run processed and how many went to a page.
+  public var counters: (processed: Int64, sent: Int64) {
+    lock.lock()
+    defer { lock.unlock() }
+    return (framesProcessed, framesSent)
+  }
+
+  private func snapshot() -> JSONValue {
+    var object = state.json
+    object["version"] = .integer(version)
+    object["preview"] = .object(
+      JSONObject([
+        ("frames_processed", .integer(framesProcessed)), ("frames_sent", .integer(framesSent)),
+        ("frames_not_sent", .integer(framesProcessed - framesSent)),
+      ]))
+    return .object(object)
+  }
+}
+
+/// The run as the page shows it, made from its events.
+struct LiveView {
+  struct Step {
+    var name: String
+    var state = "waiting"
+  }
+
+  var flow = ""
+  var file = ""
+  var language = "en"
+  var frame: Int64 = 0
+  var t = 0.0
+  var paused = false
+  var finished = false
+  var timeLimit = 0.0
+  var flowStartT: Double?
+  var steps: [Step] = []
+  var current: JSONObject?
+  var currentStartT = 0.0
+  var watchThresholds: JSONValue = .array([])
+  var hint: JSONObject?
+  var statuses: [JSONValue] = []
+  var result: JSONValue = .null
+  var reloadError: JSONValue = .null
+  var lastControl: JSONValue = .null
+  var framesDropped: Int64 = 0
+  var framesSkipped: Int64 = 0
+  var runs = 0
+
+  mutating func apply(_ event: Event) {
+    switch event.type {
+    case "session":
+      runs += 1
+      flow = event["flow"]?.stringValue ?? flow
+      file = event["file"]?.stringValue ?? file
+      language = event["lang"]?.stringValue ?? language
+      timeLimit = event["time_limit"]?.doubleValue ?? 0
+      flowStartT = event.t
+      steps = (event["order"]?.arrayValue ?? []).compactMap(\.stringValue).map { Step(name: $0) }
+      watchThresholds = event["thresholds"] ?? .array([])
+      current = nil
+      hint = nil
+      statuses = []
+      result = .null
+      paused = false
+    case "step":
+      let index = Int(event["index"]?.integerValue ?? 0) - 1
+      let stepState = event["state"]?.stringValue ?? ""
+      if steps.indices.contains(index) { steps[index].state = stepState == "started" ? "running" : stepState }
+      if stepState == "started" {
+        current = event.fields
+        currentStartT = event.t
+      } else if current?["index"] == event["index"] {
+        current = nil
+      }
+    case "hint":
+      hint = event.fields
+    case "status":
+      statuses.append(event.jsonValue)
+      if statuses.count > 8 { statuses.removeFirst(statuses.count - 8) }
+    case "result":
+      result = event.jsonValue
+      current = nil
+    case "control":
+      lastControl = event.jsonValue
+      switch event["action"]?.stringValue {
+      case "pause": paused = true
+      case "resume": paused = false
+      case "reload_failed": reloadError = event.jsonValue
+      case "reload", "restart": reloadError = .null
+      default: break
+      }
+    case "frames_dropped":
+      framesDropped = event["total"]?.integerValue ?? framesDropped
+    case "frame_skipped":
+      framesSkipped += 1
+    default:
+      break
+    }
+    frame = max(frame, event.frame)
+    t = event.t
+  }
+
+  var status: String {
+    if finished { return "closed" }
+    if result != .null { return "ended" }
+    return paused ? "paused" : "running"
+  }
+
+  var json: JSONObject {
+    var object = JSONObject()
+    object["flow"] = .string(flow)
+    object["file"] = .string(file)
+    object["lang"] = .string(language)
+    object["frame"] = .integer(frame)
+    object["t"] = .number((t * 1e6).rounded() / 1e6)
+    object["paused"] = .bool(paused)
+    object["status"] = .string(status)
+    object["runs"] = .integer(Int64(runs))
+    object["time_limit"] = .number(timeLimit)
+    object["flow_started_at"] = flowStartT.map { .number($0) } ?? .null
+    if var current {
+      current["started_at"] = .number(currentStartT)
+      object["step"] = .object(current)
+    } else {
+      object["step"] = .null
+    }
+    object["steps"] = .array(
+      steps.map { .object(JSONObject([("name", .string($0.name)), ("state", .string($0.state))])) })
+    object["watch_thresholds"] = watchThresholds
+    object["hint"] = hint.map { .object($0) } ?? .null
+    object["statuses"] = .array(statuses)
+    object["result"] = result
+    object["reload_error"] = reloadError
+    object["last_control"] = lastControl
+    object["frames_dropped"] = .integer(framesDropped)
+    object["frames_skipped"] = .integer(framesSkipped)
+    return object
+  }
+}

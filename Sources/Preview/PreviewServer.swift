@@ -1,0 +1,300 @@
+import Diagnostics
+import Dispatch
+import Foundation
+import Hummingbird
+import JSONCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Session
+
+/// Where the preview listens: `ADDR:PORT`, `:PORT` or `PORT` (port 0 picks a
+/// free one). Loopback unless said otherwise.
+public struct PreviewAddress: Sendable, Equatable {
+  public static let defaultHost = "127.0.0.1"
+  public var host: String
+  public var port: Int
+
+  public init(host: String = PreviewAddress.defaultHost, port: Int = 0) {
+    self.host = host
+    self.port = port
+  }
+
+  public static func parse(_ text: String) throws(WorkbenchError) -> PreviewAddress {
+    let help = "write --preview ADDR:PORT, e.g. --preview 127.0.0.1:8080, or --preview alone for a free port"
+    var host = defaultHost
+    var portText = Substring(text)
+    if let colon = text.lastIndex(of: ":") {
+      let head = text[..<colon]
+      if !head.isEmpty { host = String(head).trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+      portText = text[text.index(after: colon)...]
+    }
+    guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
+      throw WorkbenchError(.usage, "--preview \(text): not an address and port", help: help)
+    }
+    return PreviewAddress(host: host, port: port)
+  }
+
+  /// Only this machine can reach it.
+  public var isLoopback: Bool {
+    host == "localhost" || host == "::1" || host.hasPrefix("127.")
+  }
+}
+
+/// The preview's HTTP server (docs/preview.md): the page, the run's state,
+/// its frames, and the controls, which go to the session's mailbox and are
+/// answered once the frame loop has taken them.
+public final class PreviewServer: @unchecked Sendable {
+  /// How long a request for newer state or a newer frame is held open.
+  static let longPoll = 1.0
+  /// How long a control waits for the frame loop to take it.
+  static let controlWait = 5.0
+
+  public let address: PreviewAddress
+  private let publisher: PreviewPublisher
+  private let controls: ControlMailbox
+  private let group = DispatchGroup()
+  private let lock = NSLock()
+  private var serviceGroup: ServiceGroup?
+  private var boundPort = 0
+
+  public init(address: PreviewAddress, publisher: PreviewPublisher, controls: ControlMailbox) {
+    self.address = address
+    self.publisher = publisher
+    self.controls = controls
+  }
+
+  /// Starts listening and returns the port; a port in use or an address
+  /// that cannot be bound is a usage error.
+  public func start() throws(WorkbenchError) -> Int {
+    let listening = DispatchSemaphore(value: 0)
+    let outcome = StartOutcome()
+    var logger = Logger(label: "workbench.preview") { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = .error
+    let application = Application(
+      router: makeRouter(),
+      configuration: ApplicationConfiguration(
+        address: .hostname(address.host, port: address.port), serverName: "workbench-preview", reuseAddress: true),
+      onServerRunning: { channel in
+        outcome.set(port: channel.localAddress?.port ?? 0)
+        listening.signal()
+      },
+      logger: logger)
+    var configuration = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: logger)
+    configuration.maximumGracefulShutdownDuration = .seconds(2)
+    configuration.maximumCancellationDuration = .seconds(2)
+    let services = ServiceGroup(configuration: configuration)
+    lock.withLock { serviceGroup = services }
+    group.enter()
+    Task.detached { [group] in
+      defer { group.leave() }
+      do { try await services.run() } catch { outcome.set(error: error) }
+      listening.signal()
+    }
+    listening.wait()
+    if let port = outcome.port {
+      lock.withLock { boundPort = port }
+      return port
+    }
+    throw describe(outcome.error)
+  }
+
+  /// Stops listening; open requests end.
+  public func stop() {
+    guard let services = lock.withLock({ serviceGroup }) else { return }
+    Task.detached { await services.triggerGracefulShutdown() }
+    _ = group.wait(timeout: .now() + 5)
+  }
+
+  private func describe(_ error: (any Error)?) -> WorkbenchError {
+    let place = "\(address.host):\(address.port)"
+    if let error = error as? IOError {
+      let help =
+        error.errnoCode == EADDRINUSE
+        ? "another program listens there: choose another port, or --preview alone for a free one"
+        : "give an address of this machine, e.g. --preview 127.0.0.1:8080"
+      return WorkbenchError(
+        .usage, "the preview cannot listen on \(place): \(String(cString: strerror(error.errnoCode)).lowercased())",
+        help: help)
+    }
+    return WorkbenchError(
+      .usage, "the preview cannot listen on \(place): \(error.map { "\($0)" } ?? "it stopped before it listened")",
+      help: "give an address of this machine, e.g. --preview 127.0.0.1:8080")
+  }
+
+  // MARK: Routes
+
+  private func makeRouter() -> Router<BasicRequestContext> {
+    let router = Router()
+    router.get("/") { request, _ in
+      if let refusal = self.refusal(request, writes: false) { return refusal }
+      return Self.response(.ok, Array(PreviewPage.html.utf8), type: "text/html; charset=utf-8")
+    }
+    router.get("/api/state") { request, _ in
+      if let refusal = self.refusal(request, writes: false) { return refusal }
+      let after = request.uri.queryParameters.get("after", as: Int64.self)
+      let deadline = Date(timeIntervalSinceNow: after == nil ? 0 : Self.longPoll)
+      while true {
+        if let state = self.publisher.state(newerThan: after) { return Self.json(.ok, state) }
+        if Date() >= deadline { return Self.json(.ok, self.publisher.state(newerThan: nil) ?? .null) }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
+    router.get("/api/frame") { request, _ in
+      if let refusal = self.refusal(request, writes: false) { return refusal }
+      let after = request.uri.queryParameters.get("after", as: Int64.self)
+      let deadline = Date(timeIntervalSinceNow: Self.longPoll)
+      while true {
+        if let frame = self.publisher.frame(after: after) {
+          var bytes = Array(
+            "{\"frame\":\(frame.index),\"t\":\(frame.t),\"image\":\(frame.jpeg != nil),\"measurements\":".utf8)
+          bytes +=
+            frame.measurements.last == UInt8(ascii: "\n") ? frame.measurements.dropLast() : frame.measurements[...]
+          bytes += Array("}".utf8)
+          return Self.response(.ok, bytes, type: "application/json")
+        }
+        if Date() >= deadline || self.publisher.isFinished { return Response(status: .noContent) }
+        try await Task.sleep(for: .milliseconds(5))
+      }
+    }
+    router.get("/api/frame.jpg") { request, _ in
+      if let refusal = self.refusal(request, writes: false) { return refusal }
+      guard let index = request.uri.queryParameters.get("frame", as: Int64.self),
+        let jpeg = self.publisher.image(of: index)
+      else { return Self.problem(.notFound, "no image of that frame: ask /api/frame for the newest") }
+      return Self.response(.ok, jpeg, type: "image/jpeg")
+    }
+    let simple: [(String, LiveControl)] = [
+      ("pause", .pause), ("resume", .resume), ("restart", .restart), ("close", .close),
+      ("best-shot", .command("best_shot")),
+    ]
+    for (name, control) in simple {
+      router.post("/api/\(name)") { request, _ in
+        if let refusal = self.refusal(request, writes: true) { return refusal }
+        return await self.send(control, request)
+      }
+    }
+    router.post("/api/settings") { request, _ in
+      if let refusal = self.refusal(request, writes: true) { return refusal }
+      var request = request
+      let body: ByteBuffer
+      do {
+        body = try await request.collectBody(upTo: 64 * 1024)
+      } catch {
+        return Self.problem(.contentTooLarge, "the settings are more than 64 KiB")
+      }
+      let assignments: [String]
+      switch Result(catching: { () throws(WorkbenchError) in try Self.assignments(Array(body.readableBytesView)) }) {
+      case .success(let found): assignments = found
+      case .failure(let error):
+        return Self.problem(.badRequest, error.diagnostics.map(\.description).joined(separator: "\n"))
+      }
+      return await self.send(.settings(assignments), request)
+    }
+    return router
+  }
+
+  /// `{"key": value, ...}` as `--set key=value` texts.
+  static func assignments(_ body: [UInt8]) throws(WorkbenchError) -> [String] {
+    let help = "send a JSON object of settings, e.g. {\"liveness.turn_angle\": 30}"
+    let document: JSONValue
+    do {
+      document = try JSONParser.parse(bytes: body)
+    } catch {
+      throw WorkbenchError(.usage, "the body is not JSON: \(error)", help: help)
+    }
+    guard let object = document.objectValue, !object.isEmpty else {
+      throw WorkbenchError(.usage, "the body must be a JSON object with at least one setting", help: help)
+    }
+    return object.map { key, value in
+      key + "=" + (value.stringValue ?? value.jsonText)
+    }
+  }
+
+  private func send(_ control: LiveControl, _ request: Request) async -> Response {
+    let source = Self.header(request, "x-workbench-source") == "page" ? "page" : "api"
+    let box = ReplyBox()
+    guard controls.post(control, from: source, reply: { box.set($0) }) else {
+      return Self.problem(.serviceUnavailable, "too many controls are waiting: try again")
+    }
+    let deadline = Date(timeIntervalSinceNow: Self.controlWait)
+    while Date() < deadline {
+      if let reply = box.value {
+        let status: HTTPResponse.Status =
+          switch reply.outcome {
+          case .done: .ok
+          case .refused: .conflict
+          case .invalid: .badRequest
+          }
+        var object = JSONObject([("ok", .bool(reply.outcome == .done)), ("message", .string(reply.message))])
+        object["state"] = publisher.state(newerThan: nil)
+        return Self.json(status, .object(object))
+      }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return Self.problem(.serviceUnavailable, "the run did not take the control in time")
+  }
+
+  // MARK: Safety
+
+  /// Refuses a request for a host name this server does not answer to (a
+  /// page elsewhere rebinding its name to this address) and a write from
+  /// another origin (a page elsewhere posting to this one).
+  private func refusal(_ request: Request, writes: Bool) -> Response? {
+    let port = lock.withLock { boundPort }
+    let host = request.head.authority ?? Self.header(request, "host") ?? ""
+    if address.isLoopback {
+      let allowed = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "\(address.host):\(port)"]
+      guard allowed.contains(host.lowercased()) else {
+        return Self.problem(.forbidden, "the preview answers only to \(address.host):\(port)")
+      }
+    }
+    guard writes else { return nil }
+    if let site = Self.header(request, "sec-fetch-site"), site == "cross-site" || site == "same-site" {
+      return Self.problem(.forbidden, "controls are refused from another site's page")
+    }
+    if let origin = Self.header(request, "origin"), origin != "http://" + host {
+      return Self.problem(.forbidden, "controls are refused from another origin (\(origin))")
+    }
+    return nil
+  }
+
+  static func header(_ request: Request, _ lowercasedName: String) -> String? {
+    request.headers.first { $0.name.canonicalName == lowercasedName }?.value
+  }
+
+  // MARK: Responses
+
+  static func response(_ status: HTTPResponse.Status, _ bytes: [UInt8], type: String) -> Response {
+    Response(
+      status: status, headers: [.contentType: type, .cacheControl: "no-store"],
+      body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+  }
+
+  static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+    response(status, Array(value.jsonText.utf8), type: "application/json")
+  }
+
+  static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+    json(status, .object(JSONObject([("ok", .bool(false)), ("message", .string(message))])))
+  }
+}
+
+private final class StartOutcome: @unchecked Sendable {
+  private let lock = NSLock()
+  private var storedPort: Int?
+  private var storedError: (any Error)?
+
+  func set(port: Int) { lock.withLock { storedPort = port } }
+  func set(error: any Error) { lock.withLock { storedError = error } }
+  var port: Int? { lock.withLock { storedPort } }
+  var error: (any Error)? { lock.withLock { storedError } }
+}
+
+private final class ReplyBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: ControlReply?
+
+  func set(_ reply: ControlReply) { lock.withLock { stored = reply } }
+  var value: ControlReply? { lock.withLock { stored } }
+}
