@@ -115,6 +115,9 @@ final class Launched {
   /// What it has written to standard output so far.
   var outputSoFar: String { fileText(stdoutPath) ?? "" }
 
+  /// What it has written to standard error so far.
+  var errorSoFar: String { fileText(stderrPath) ?? "" }
+
   /// Waits for the process; a run that hangs is killed after a generous
   /// safety limit so that the suite cannot hang (this is not a timing check).
   func wait(safetyLimit: TimeInterval = 300, sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {

@@ -1,0 +1,207 @@
+import Foundation
+import JSONCore
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `run --preview`: the HTTP API a script drives, its safety rules, and the
+/// page in a real browser.
+struct PreviewTests {
+  struct Answer {
+    var status: Int
+    var json: JSONValue
+  }
+
+  /// One request, answered or not; a generous safety limit (not a timing check).
+  static func request(
+    _ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil
+  ) throws -> Answer {
+    var request = URLRequest(url: try #require(URL(string: url)), timeoutInterval: 30)
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    if let body {
+      request.httpBody = Data(body.utf8)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    final class Box: @unchecked Sendable { var answer: (Data?, URLResponse?)? }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    URLSession.shared.dataTask(with: request) { data, response, _ in
+      box.answer = (data, response)
+      done.signal()
+    }.resume()
+    done.wait()
+    let status = (box.answer?.1 as? HTTPURLResponse)?.statusCode ?? 0
+    let json = (try? JSONParser.parse(bytes: Array(box.answer?.0 ?? Data()))) ?? .null
+    return Answer(status: status, json: json)
+  }
+
+  /// The address `run --preview` printed.
+  static func address(of run: Launched) throws -> String {
+    let deadline = Date().addingTimeInterval(120)
+    while Date() < deadline && run.isRunning {
+      if let match = run.errorSoFar.firstMatch(of: /preview: (http:\/\/127\.0\.0\.1:\d+)\//) {
+        return String(match.output.1)
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    Issue.record("no preview address in: \(run.errorSoFar)")
+    throw CancellationError()
+  }
+
+  @Test func aScriptDrivesTheRunThroughTheAPIAndEveryControlIsAnEvent() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let run = try Launched(
+      [
+        "run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--realtime", "--preview",
+        "--events", eventsPath, "--quiet",
+      ], folder: folder)
+    let base = try Self.address(of: run)
+
+    let state = try Self.request("GET", base + "/api/state")
+    #expect(state.status == 200)
+    for key in ["frame", "t", "paused", "step", "status", "hint", "flow"] {
+      #expect(state.json[key] != nil, "state has no \(key): \(state.json)")
+    }
+    #expect(state.json["flow"]?.stringValue == "liveness")
+
+    // Settings change only while paused.
+    let early = try Self.request("POST", base + "/api/settings", body: #"{"flow.time_limit": 25}"#)
+    #expect(early.status == 409, "\(early.json)")
+
+    // From the start, so that the trace has not ended before the pause.
+    let restarted = try Self.request("POST", base + "/api/restart")
+    #expect(restarted.status == 200, "\(restarted.json)")
+    let paused = try Self.request("POST", base + "/api/pause")
+    #expect(paused.status == 200, "\(paused.json)")
+    #expect(paused.json["state"]?["paused"]?.boolValue == true, "\(paused.json)")
+
+    // A bad value gets the message --set gives.
+    let bad = try Self.request("POST", base + "/api/settings", body: #"{"liveness.front_yaw": 99}"#)
+    #expect(bad.status == 400, "\(bad.json)")
+    let badMessage = bad.json["message"]?.stringValue ?? ""
+    let cli = try workbench(
+      [
+        "run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--set",
+        "liveness.front_yaw=99",
+      ], folder: folder)
+    #expect(cli.status == 2)
+    let firstLine = String(badMessage.split(separator: "\n").first ?? "")
+    #expect(
+      !firstLine.isEmpty && cli.stderr.contains(firstLine.components(separatedBy: " (").first ?? "-"),
+      "\(badMessage) | \(cli.stderr)")
+
+    let good = try Self.request("POST", base + "/api/settings", body: #"{"liveness.front_yaw": 20}"#)
+    #expect(good.status == 200, "\(good.json)")
+
+    // Safety: another origin, another site, another host name.
+    let foreign = try Self.request("POST", base + "/api/close", headers: ["Origin": "http://attacker.example"])
+    #expect(foreign.status == 403, "\(foreign.json)")
+    let site = try Self.request("POST", base + "/api/close", headers: ["Sec-Fetch-Site": "cross-site"])
+    #expect(site.status == 403, "\(site.json)")
+    let rebound = try Self.request("GET", base + "/api/state", headers: ["Host": "attacker.example"])
+    #expect(rebound.status == 403, "\(rebound.json)")
+
+    let resumed = try Self.request("POST", base + "/api/resume")
+    #expect(resumed.status == 200, "\(resumed.json)")
+    #expect(resumed.json["message"]?.stringValue?.contains("liveness.front_yaw=20") == true, "\(resumed.json)")
+    // The flow started over with the new setting: its range is ±20 (a safety limit, not a timing check).
+    var range: JSONValue?
+    let deadline = Date().addingTimeInterval(60)
+    while range == nil && Date() < deadline {
+      let now = try Self.request("GET", base + "/api/state")
+      if now.json["step"]?["name"]?.stringValue == "face front-on" { range = now.json["step"] }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    #expect(range?["thresholds"]?.arrayValue?.first?["max"]?.doubleValue == 20, "\(range ?? .null)")
+    let shot = try Self.request("POST", base + "/api/best-shot")
+    #expect(shot.status == 200 || shot.status == 409, "\(shot.json)")
+    let closed = try Self.request("POST", base + "/api/close")
+    #expect(closed.status == 200, "\(closed.json)")
+
+    let outcome = run.wait()
+    #expect(outcome.status == 1, "a closed run fails with reason closed: \(outcome)")
+    let records = try events(eventsPath)
+    let controls = records.filter { $0["type"]?.stringValue == "control" }
+    let actions = controls.compactMap { $0["action"]?.stringValue }
+    #expect(actions.starts(with: ["restart", "pause", "settings", "resume", "restart"]), "\(actions)")
+    #expect(actions.last == "close", "\(actions)")
+    #expect(controls.allSatisfy { $0["source"]?.stringValue == "api" })
+    #expect(controls[2]["settings"] == .array([.string("liveness.front_yaw=20")]), "\(controls)")
+    #expect(records.last?["type"]?.stringValue == "result")
+    #expect(records.last?["reason"]?.stringValue == "closed", "\(records.last ?? .null)")
+  }
+
+  @Test func aPreviewBeyondLoopbackIsAskedForByName() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let refused = try workbench(
+      [
+        "run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--preview", "0.0.0.0:0",
+      ], folder: folder)
+    #expect(refused.status == 2, "\(refused)")
+    #expect(refused.stderr.contains("--preview-public"), "\(refused)")
+    let unparsable = try workbench(
+      ["run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--preview", "host:port"],
+      folder: folder)
+    #expect(unparsable.status == 2, "\(unparsable)")
+  }
+
+  @Test(
+    .enabled(
+      if: Browser.available || Browser.required,
+      "chromium or python3 is not installed (scripts/install-test-deps installs chromium); with CI=true this runs"))
+  func thePageShowsFramesAndHintsAndPausesAndReloadsAnEditedFlow() throws {
+    let chromium = try #require(
+      Browser.chromium, "CI is set and chromium is not installed: run scripts/install-test-deps")
+    let python = try #require(Browser.python)
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let made = try workbench(["new", "flip", "--kind", "card", "--in", folder.path], folder: folder)
+    #expect(made.status == 0, "\(made)")
+    let flow = folder.file("flip/flip.lua")
+    let scene = folder.file("pass.avi")
+    let synth = try workbench(
+      ["synth", "card", "--schedule", folder.file("flip/scenes/pass.json"), "--out", scene, "--size", "640x360"],
+      folder: folder)
+    #expect(synth.status == 0, "\(synth)")
+    let broken = folder.file("broken.lua")
+    try ("local broken = = 1\n" + (fileText(flow) ?? "")).write(toFile: broken, atomically: true, encoding: .utf8)
+    let eventsPath = folder.file("events.jsonl")
+    let run = try Launched(
+      ["run", flow, "--input", scene, "--realtime", "--preview", "--watch", "--events", eventsPath, "--quiet"],
+      folder: folder)
+    let base = try Self.address(of: run)
+    let driven = try Browser.run(
+      python,
+      [
+        packageRoot + "/Tests/EndToEndTests/Fixtures/preview-driver.py", chromium, folder.file("profile"), base + "/",
+        flow, broken,
+      ], folder: folder)
+    _ = try? Self.request("POST", base + "/api/close")
+    let outcome = run.wait()
+    #expect(driven.status == 0, "\(driven.stderr)")
+    let seen = try JSONParser.parse(driven.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(seen["errors"]?.arrayValue?.isEmpty == true, "\(seen)")
+    #expect((seen["frames_shown"]?.integerValue ?? 0) >= 3, "\(seen)")
+    #expect((seen["image_drawn"]?.integerValue ?? 0) > 100, "the frame is not on the canvas: \(seen)")
+    #expect((seen["hints"]?.arrayValue?.count ?? 0) >= 2, "the hint never changed: \(seen)")
+    #expect(seen["result"]?.stringValue == "passed", "\(seen)")
+    let counter = seen["paused_counter"]?.arrayValue ?? []
+    #expect(counter.count == 2 && counter[0] == counter[1], "the frame counter moved while paused: \(seen)")
+    #expect(seen["error_text"]?.stringValue?.contains("flip.lua:1:") == true, "\(seen)")
+    #expect(
+      (seen["runs_after_fix"]?.integerValue ?? 0) > (seen["runs_before_fix"]?.integerValue ?? 0), "\(seen)")
+    #expect(outcome.status == 1, "closed: \(outcome)")
+    let actions = try events(eventsPath).filter { $0["type"]?.stringValue == "control" }.compactMap {
+      $0["action"]?.stringValue
+    }
+    #expect(actions.contains("reload_failed") && actions.contains("reload"), "\(actions)")
+    #expect(actions.contains("pause") && actions.contains("resume"), "\(actions)")
+  }
+}
