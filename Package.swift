@@ -210,7 +210,8 @@ let package = Package(
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
-        "Session", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture", "Estimators",
+        "Session", "Preview", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture",
+        "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.

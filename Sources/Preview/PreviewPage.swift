@@ -121,9 +121,10 @@ enum PreviewPage {
     }
 
     function label(t) {
-      if (t.min != null && t.max != null) return t.step + ': between ' + t.min + ' and ' + t.max;
-      if (t.min != null) return t.step + ': above ' + t.min;
-      return t.step + ': below ' + t.max;
+      const low = t.min != null ? t.min : t.above, high = t.max != null ? t.max : t.below;
+      if (low != null && high != null) return t.step + ': between ' + low + ' and ' + high;
+      if (low != null) return t.step + ': above ' + low;
+      return t.step + ': below ' + high;
     }
 
     function show(next) {
@@ -231,7 +232,7 @@ enum PreviewPage {
       }
       for (const plot of box.querySelectorAll('canvas')) {
         const field = plot.dataset.field, points = history.get(field) || [], c = plot.getContext('2d');
-        const lines = wanted.filter((t) => t.field === field).flatMap((t) => [t.min, t.max]).filter((v) => v != null);
+        const lines = wanted.filter((t) => t.field === field).flatMap((t) => [t.min, t.max, t.above, t.below]).filter((v) => v != null);
         const values = points.map((p) => p[1]).concat(lines);
         let low = Math.min(...values), high = Math.max(...values);
         if (!isFinite(low)) { low = 0; high = 1; }
@@ -265,12 +266,12 @@ enum PreviewPage {
           const answer = await fetch('/api/frame' + (lastFrame === null ? '' : '?after=' + lastFrame));
           if (answer.status === 204) { if (state && state.status === 'closed') break; continue; }
           const frame = await answer.json();
-          lastFrame = frame.frame;
+          lastFrame = frame.sequence;
           measurements = frame.measurements;
           let image = null;
           if (frame.image) {
             image = new Image();
-            image.src = '/api/frame.jpg?frame=' + frame.frame;
+            image.src = '/api/frame.jpg?sequence=' + frame.sequence;
             try { await image.decode(); } catch (_) { image = null; }
           }
           drawFrame(frame, image);

@@ -18,6 +18,9 @@ import Session
 public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   /// One frame as the page gets it.
   public struct Frame: Sendable {
+    /// Counts the frames handed to pages, across restarts (a restarted
+    /// recording numbers its frames from 0 again).
+    public var sequence: Int64
     public var index: Int64
     public var t: Double
     /// The trace line of its measurements (docs/traces.md), newline and all.
@@ -76,8 +79,8 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     case .unreadable, nil: jpeg = nil
     }
     lock.lock()
-    latest = Frame(index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg)
     framesSent += 1
+    latest = Frame(sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg)
     version += 1
     lock.unlock()
   }
@@ -95,12 +98,12 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     return snapshot()
   }
 
-  /// The newest frame after `index`; when there is none, the loop is asked
-  /// to hand over its next one.
-  public func frame(after index: Int64?) -> Frame? {
+  /// The newest frame after `sequence`; when there is none, the loop is
+  /// asked to hand over its next one.
+  public func frame(after sequence: Int64?) -> Frame? {
     lock.lock()
     defer { lock.unlock() }
-    if let latest, index.map({ latest.index > $0 }) ?? true { return latest }
+    if let latest, sequence.map({ latest.sequence > $0 }) ?? true { return latest }
     frameWanted = true
     return nil
   }
@@ -112,11 +115,11 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     return state.finished
   }
 
-  /// The frame the page was last given, by its number.
-  public func image(of index: Int64) -> [UInt8]? {
+  /// The image of the frame the page was last given, by its sequence.
+  public func image(of sequence: Int64) -> [UInt8]? {
     lock.lock()
     defer { lock.unlock() }
-    guard let latest, latest.index == index else { return nil }
+    guard let latest, latest.sequence == sequence else { return nil }
     return latest.jpeg
   }
 

@@ -146,8 +146,10 @@ public final class PreviewServer: @unchecked Sendable {
       let deadline = Date(timeIntervalSinceNow: Self.longPoll)
       while true {
         if let frame = self.publisher.frame(after: after) {
+          let t = (frame.t * 1e6).rounded() / 1e6
           var bytes = Array(
-            "{\"frame\":\(frame.index),\"t\":\(frame.t),\"image\":\(frame.jpeg != nil),\"measurements\":".utf8)
+            "{\"sequence\":\(frame.sequence),\"frame\":\(frame.index),\"t\":\(t),\"image\":\(frame.jpeg != nil),\"measurements\":"
+              .utf8)
           bytes +=
             frame.measurements.last == UInt8(ascii: "\n") ? frame.measurements.dropLast() : frame.measurements[...]
           bytes += Array("}".utf8)
@@ -159,8 +161,8 @@ public final class PreviewServer: @unchecked Sendable {
     }
     router.get("/api/frame.jpg") { request, _ in
       if let refusal = self.refusal(request, writes: false) { return refusal }
-      guard let index = request.uri.queryParameters.get("frame", as: Int64.self),
-        let jpeg = self.publisher.image(of: index)
+      guard let sequence = request.uri.queryParameters.get("sequence", as: Int64.self),
+        let jpeg = self.publisher.image(of: sequence)
       else { return Self.problem(.notFound, "no image of that frame: ask /api/frame for the newest") }
       return Self.response(.ok, jpeg, type: "image/jpeg")
     }

@@ -371,7 +371,9 @@ public final class RunSession {
         return ControlReply(.invalid, Self.text(of: error))
       }
     case .close:
-      runner.control("close", from)
+      // After the flow's result no event follows it: the result stays the
+      // last event, and names the outputs once close completes them.
+      if state != .ended { runner.control("close", from) }
       closeRequested = true
       end(.closed)
       return ControlReply(.done, "closed")

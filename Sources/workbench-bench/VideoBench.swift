@@ -226,7 +226,7 @@ func benchNanoseconds() -> UInt64 {
   return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
-private func makeClip(_ ffmpeg: String, _ arguments: [String], _ out: String) throws {
+func makeClip(_ ffmpeg: String, _ arguments: [String], _ out: String) throws {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: ffmpeg)
   process.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments + [out]
@@ -237,7 +237,7 @@ private func makeClip(_ ffmpeg: String, _ arguments: [String], _ out: String) th
   }
 }
 
-private func executableOnPath(_ name: String) -> String? {
+func executableOnPath(_ name: String) -> String? {
   for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
     let candidate = "\(folder)/\(name)"
     if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }

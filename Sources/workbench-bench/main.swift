@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group but soak
-//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, recognition, server, video or soak
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, recognition, server, video, preview or soak
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -15,6 +15,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("recognition", runRecognitionBenchmarks),
   ("server", runServerBenchmarks),
   ("video", runVideoBenchmarks),
+  ("preview", runPreviewBenchmarks),
   ("soak", runSoakBenchmarks),
 ]
 /// Groups that run only when named: the soak takes over two hours.
