@@ -86,7 +86,7 @@ let package = Package(
     .target(
       name: "FaceEstimation",
       dependencies: [
-        "Estimators", "Imaging", "Measurements", "Settings", "CMediaPipe",
+        "Estimators", "Imaging", "Measurements", "Settings", "CMediaPipe", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .target(
@@ -167,7 +167,7 @@ let package = Package(
     .target(
       name: "CardEstimation",
       dependencies: [
-        "CardGeometry", "Estimators", "Imaging", "Measurements", "Settings", "FaceEstimation",
+        "CardGeometry", "Estimators", "Imaging", "Measurements", "Settings", "FaceEstimation", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The flow runtime: loading a flow into its Lua state, its host functions, running its steps.
@@ -315,7 +315,8 @@ let package = Package(
         "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
       ]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture"],
+      name: "EndToEndTests",
+      dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session"],
       exclude: ["Fixtures"]),
   ]
 )

@@ -2,6 +2,7 @@ import CardGeometry
 import Estimators
 import Foundation
 import Imaging
+import JSONCore
 import Measurements
 
 /// What the card estimator is told (docs/card.md).
@@ -118,6 +119,10 @@ public final class CardEstimator: Estimator {
   /// The frame and homography `lastRectified` is still to be made from.
   private var rectifySource: ImageBuffer?
   private var lastHomography: Homography?
+  /// The luma the card was last found in (valid until the next frame), and
+  /// pixels of the captured frame per pixel of it: for ``overlay()``.
+  private var lastGray: ImageBuffer?
+  private var lastToSource = 1.0
   /// The card in the last frame, nil when none was found.
   public private(set) var lastObservation: CardObservation?
 
@@ -431,6 +436,8 @@ public final class CardEstimator: Estimator {
     guard let h = Homography(from: CardFormat.corners, to: imageCorners) else { return nil }
     rectifySource = gray
     lastHomography = h
+    lastGray = gray
+    lastToSource = toSource
     let glare = glareShare(gray, homography: h)
     // Border steps: σ ≤ 0.7 px is sharp; the score halves every further 1.2 px.
     let spreads = result.spread.sorted()
@@ -847,5 +854,45 @@ public final class CardEstimator: Estimator {
       inside.width > 0, inside.height > 0
     else { return false }
     return true
+  }
+}
+
+extension CardEstimator: OverlayDrawing {
+  /// Where the card has glare: the cells of a 36 × 23 grid over the card
+  /// (about 2.4 mm square) whose centre is at or above the glare level, as
+  /// quads in the captured frame's pixels. Only for a card found on this frame.
+  public func overlay() -> JSONObject {
+    guard lastObservation != nil, let gray = lastGray, let h = lastHomography, gray.width > 0 else {
+      return JSONObject()
+    }
+    let columns = 36
+    let rows = 23
+    let cellX = CardFormat.width / Double(columns)
+    let cellY = CardFormat.height / Double(rows)
+    let m = h.matrix.m
+    func project(_ x: Double, _ y: Double) -> (Double, Double) {
+      let w = m[6] * x + m[7] * y + m[8]
+      return ((m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w)
+    }
+    var quads: [JSONValue] = []
+    for row in 0..<rows {
+      for column in 0..<columns {
+        let left = -CardFormat.width / 2 + Double(column) * cellX
+        let top = -CardFormat.height / 2 + Double(row) * cellY
+        let (cx, cy) = project(left + cellX / 2, top + cellY / 2)
+        let x = Int(cx.rounded())
+        let y = Int(cy.rounded())
+        guard x >= 0, y >= 0, x < gray.width, y < gray.height, gray.pixels[y * gray.width + x] >= settings.glareLevel
+        else { continue }
+        var corners: [JSONValue] = []
+        for (cornerX, cornerY) in [(left, top), (left + cellX, top), (left + cellX, top + cellY), (left, top + cellY)] {
+          let (px, py) = project(cornerX, cornerY)
+          corners.append(.number((((px + 0.5) * lastToSource - 0.5) * 10).rounded() / 10))
+          corners.append(.number((((py + 0.5) * lastToSource - 0.5) * 10).rounded() / 10))
+        }
+        quads.append(.array(corners))
+      }
+    }
+    return JSONObject([("card.glare", .array(quads))])
   }
 }

@@ -3,6 +3,7 @@ import CardGeometry
 import Estimators
 import FaceEstimation
 import Imaging
+import JSONCore
 import Logging
 import Measurements
 import Settings
@@ -137,4 +138,8 @@ final class CardCaptureEstimator: Estimator, CaptureImageProvider {
   func captureImageMethod(named name: String) -> String? {
     name == "portrait" ? lastPortrait?.method.rawValue : nil
   }
+}
+
+extension CardCaptureEstimator: OverlayDrawing {
+  func overlay() -> JSONObject { card.overlay() }
 }

@@ -1,4 +1,5 @@
 import Imaging
+import JSONCore
 import Measurements
 
 /// A frame decoded once, that every estimator reads.
@@ -116,6 +117,16 @@ extension MeasurementSchema {
     }
     return result
   }
+}
+
+/// An estimator that can show what it saw on the frame it measured last,
+/// for a live view (the preview page): shapes in the captured frame's
+/// pixels. Asked on the frame loop right after the frame, and only when a
+/// view wants that frame, so drawing costs nothing otherwise.
+public protocol OverlayDrawing: AnyObject {
+  /// Named shapes: `face.landmarks` is a list of faces, each a flat list
+  /// x, y, x, y, …; `card.glare` a list of quads, each x, y × 4.
+  func overlay() -> JSONObject
 }
 
 /// An estimator that can hand out images of the frame it measured last,

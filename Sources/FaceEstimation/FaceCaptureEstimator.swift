@@ -2,6 +2,7 @@ import Estimators
 import FaceEstimation
 import Foundation
 import Imaging
+import JSONCore
 import Measurements
 
 /// The face estimator, handing an aligned crop of the most prominent face
@@ -84,4 +85,8 @@ public final class FaceCaptureEstimator: Estimator, CaptureImageProvider {
     }
     return crop
   }
+}
+
+extension FaceCaptureEstimator: OverlayDrawing {
+  public func overlay() -> JSONObject { face.overlay() }
 }

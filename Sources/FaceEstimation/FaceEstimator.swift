@@ -1,6 +1,7 @@
 import Estimators
 import Foundation
 import Imaging
+import JSONCore
 import Logging
 import Measurements
 
@@ -255,5 +256,22 @@ public final class FaceEstimator: Estimator {
     for (node, value) in zip(nodes.values, values) {
       if let value, value.isFinite { measurements[node] = .number((value * 1000).rounded() / 1000) }
     }
+  }
+}
+
+extension FaceEstimator: OverlayDrawing {
+  /// The face mesh of each face, to a tenth of a pixel.
+  public func overlay() -> JSONObject {
+    guard !faces.isEmpty else { return JSONObject() }
+    let meshes: [JSONValue] = faces.map { face in
+      var points: [JSONValue] = []
+      points.reserveCapacity(face.landmarks.count * 2)
+      for point in face.landmarks {
+        points.append(.number((Double(point.x) * 10).rounded() / 10))
+        points.append(.number((Double(point.y) * 10).rounded() / 10))
+      }
+      return .array(points)
+    }
+    return JSONObject([("face.landmarks", .array(meshes))])
   }
 }

@@ -53,6 +53,7 @@ public final class LiveRun {
       }
       let publisher = PreviewPublisher()
       publisher.attach(schema: session.measurementSchema)
+      publisher.overlays = { [unowned session] in session.currentOverlays() }
       session.addLiveSink(publisher)
       session.addOutput(publisher)
       let started = PreviewServer(address: address, publisher: publisher, controls: controls)

@@ -166,8 +166,23 @@ enum PreviewPage {
         p.frames_sent + ', not sent ' + p.frames_not_sent + ', dropped by the camera ' + next.frames_dropped;
     }
 
-    function drawOverlays(width, height) {
+    function drawShapes(shapes, scale) {
+      g.fillStyle = 'rgba(255, 60, 60, 0.45)';
+      for (const q of shapes['card.glare'] || []) {
+        g.beginPath();
+        g.moveTo(q[0] * scale, q[1] * scale);
+        for (let i = 2; i < 8; i += 2) g.lineTo(q[i] * scale, q[i + 1] * scale);
+        g.closePath(); g.fill();
+      }
+      g.fillStyle = 'rgba(56, 217, 122, 0.8)';
+      for (const mesh of shapes['face.landmarks'] || []) {
+        for (let i = 0; i + 1 < mesh.length; i += 2) g.fillRect(mesh[i] * scale - 1, mesh[i + 1] * scale - 1, 2, 2);
+      }
+    }
+
+    function drawOverlays(width, height, shapes) {
       const scale = canvas.width / width;
+      drawShapes(shapes || {}, scale);
       g.lineWidth = 3;
       const faces = get(measurements, 'face.faces') || (get(measurements, 'face.box') ? [{ box: get(measurements, 'face.box') }] : []);
       for (const face of faces) {
@@ -200,7 +215,7 @@ enum PreviewPage {
       const height = get(measurements, 'image.height') || (image ? image.naturalHeight : 720);
       if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
       if (image) g.drawImage(image, 0, 0, width, height); else { g.fillStyle = '#333'; g.fillRect(0, 0, width, height); }
-      drawOverlays(width, height);
+      drawOverlays(width, height, frame.overlays);
       framesShown += 1;
       window.preview.framesShown = framesShown;
     }
@@ -241,7 +256,13 @@ enum PreviewPage {
         const x = (t) => (t - (now - 10)) / 10 * plot.width, y = (v) => plot.height - (v - low) / (high - low) * plot.height;
         c.clearRect(0, 0, plot.width, plot.height);
         c.strokeStyle = '#c0392b'; c.setLineDash([4, 3]);
-        for (const v of lines) { c.beginPath(); c.moveTo(0, y(v)); c.lineTo(plot.width, y(v)); c.stroke(); }
+        c.fillStyle = '#c0392b'; c.font = '11px system-ui';
+        for (const v of lines) {
+          c.beginPath(); c.moveTo(0, y(v)); c.lineTo(plot.width, y(v)); c.stroke();
+          c.fillText(String(v), 2, Math.max(10, y(v) - 2));
+        }
+        const latest = points.length ? points[points.length - 1][1] : null;
+        if (latest !== null) { c.fillStyle = '#2563eb'; c.fillText(latest.toFixed(2), plot.width - 40, 12); }
         c.setLineDash([]); c.strokeStyle = '#2563eb'; c.lineWidth = 2; c.beginPath();
         points.forEach((p, i) => (i ? c.lineTo(x(p[0]), y(p[1])) : c.moveTo(x(p[0]), y(p[1]))));
         c.stroke();

@@ -27,7 +27,13 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     public var measurements: [UInt8]
     /// The image, JPEG; nil for a measurement trace.
     public var jpeg: [UInt8]?
+    /// What the estimators drew on it (``OverlayDrawing``), as JSON.
+    public var overlays: [UInt8]
   }
+
+  /// Asked on the frame loop for the shapes the estimators saw on a frame
+  /// a page wants (the session's `currentOverlays`).
+  public var overlays: (() -> JSONObject)?
 
   private let lock = NSLock()
   private var encoder: TraceLineEncoder?
@@ -78,9 +84,12 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     case .image(let image): jpeg = try? imageEncoder.encode(image, quality: 75)
     case .unreadable, nil: jpeg = nil
     }
+    let shapes = Array(JSONValue.object(overlays?() ?? JSONObject()).jsonText.utf8)
     lock.lock()
     framesSent += 1
-    latest = Frame(sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg)
+    latest = Frame(
+      sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg,
+      overlays: shapes)
     version += 1
     lock.unlock()
   }

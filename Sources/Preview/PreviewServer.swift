@@ -152,7 +152,7 @@ public final class PreviewServer: @unchecked Sendable {
               .utf8)
           bytes +=
             frame.measurements.last == UInt8(ascii: "\n") ? frame.measurements.dropLast() : frame.measurements[...]
-          bytes += Array("}".utf8)
+          bytes += Array(",\"overlays\":".utf8) + frame.overlays + Array("}".utf8)
           return Self.response(.ok, bytes, type: "application/json")
         }
         if Date() >= deadline || self.publisher.isFinished { return Response(status: .noContent) }

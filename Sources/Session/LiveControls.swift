@@ -92,8 +92,8 @@ public final class ControlMailbox: @unchecked Sendable {
     return true
   }
 
-  /// The oldest control, if any.
-  func take() -> Request? {
+  /// The oldest control, if any (the session takes them between frames).
+  public func take() -> Request? {
     guard hasRequests.load(ordering: .acquiring) else { return nil }
     condition.lock()
     defer { condition.unlock() }

@@ -323,6 +323,18 @@ public final class RunSession {
     return outcome
   }
 
+  /// What the estimators saw on the frame just processed, for a live view
+  /// (``OverlayDrawing``); empty for a trace. Call on the loop's thread,
+  /// between frames.
+  public func currentOverlays() -> JSONObject {
+    var shapes = JSONObject()
+    for estimator in pipeline?.estimators ?? [] {
+      guard let drawing = estimator as? any OverlayDrawing else { continue }
+      for (key, value) in drawing.overlay() { shapes[key] = value }
+    }
+    return shapes
+  }
+
   // MARK: Live controls
 
   /// Takes every control that has arrived, in order, each with its event.

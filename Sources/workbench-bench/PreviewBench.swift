@@ -89,6 +89,7 @@ private func framesPerSecond(
   if report != nil {
     let made = PreviewPublisher()
     made.attach(schema: session.measurementSchema)
+    made.overlays = { [unowned session] in session.currentOverlays() }
     session.addLiveSink(made)
     session.addOutput(made)
     let controls = ControlMailbox()

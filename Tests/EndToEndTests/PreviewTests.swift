@@ -205,3 +205,173 @@ struct PreviewTests {
     #expect(actions.contains("pause") && actions.contains("resume"), "\(actions)")
   }
 }
+
+/// The live run's other sources of controls: the watcher, the terminal's
+/// keys, and the command a best-shot step waits for.
+struct LiveControlTests {
+  @Test func aChangedModuleOrCatalogReloadsTheFlowAndABrokenOneKeepsItRunning() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let made = try workbench(["new", "nod", "--kind", "face", "--in", folder.path], folder: folder)
+    #expect(made.status == 0, "\(made)")
+    let flow = folder.file("nod/nod.lua")
+    let module = folder.file("nod/angles.lua")
+    try "return { limit = 10 }\n".write(toFile: module, atomically: true, encoding: .utf8)
+    let source = try #require(fileText(flow))
+    try ("local angles = require \"angles\"\nassert(angles.limit)\n" + source).write(
+      toFile: flow, atomically: true, encoding: .utf8)
+    let eventsPath = folder.file("events.jsonl")
+    let run = try Launched(
+      [
+        "run", flow, "--input", "examples/traces/liveness-pass.jsonl", "--preview", "--watch", "--events", eventsPath,
+        "--quiet",
+      ], folder: folder)
+    let base = try PreviewTests.address(of: run)
+    func waitForState(_ what: String, _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+      // A generous safety limit, not a timing check.
+      let deadline = Date().addingTimeInterval(60)
+      var state = JSONValue.null
+      while Date() < deadline {
+        state = try PreviewTests.request("GET", base + "/api/state").json
+        if predicate(state) { return state }
+        Thread.sleep(forTimeInterval: 0.05)
+      }
+      Issue.record("never saw \(what): \(state)")
+      return state
+    }
+    _ = try waitForState("the first run") { ($0["runs"]?.integerValue ?? 0) >= 1 }
+    try "return { limit = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
+    _ = try waitForState("the reload for the module") { ($0["runs"]?.integerValue ?? 0) >= 2 }
+    try "return {\n  limit = = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
+    let failed = try waitForState("the module's error") { $0["reload_error"] != .null && $0["reload_error"] != nil }
+    #expect(failed["reload_error"]?["error"]?.stringValue?.contains("angles.lua:2:") == true, "\(failed)")
+    #expect(failed["runs"]?.integerValue == 2, "the broken module started no run: \(failed)")
+    let catalog = folder.file("nod/messages/en.json")
+    let text = try #require(fileText(catalog))
+    try "return { limit = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
+    _ = try waitForState("the reload of the fixed module") { ($0["runs"]?.integerValue ?? 0) >= 3 }
+    try (text + "\n").write(toFile: catalog, atomically: true, encoding: .utf8)
+    _ = try waitForState("the reload for the catalog") { ($0["runs"]?.integerValue ?? 0) >= 4 }
+    _ = try PreviewTests.request("POST", base + "/api/close")
+    let outcome = run.wait()
+    #expect(outcome.status == 0 || outcome.status == 1, "\(outcome)")
+    let reloads = try events(eventsPath).filter {
+      $0["type"]?.stringValue == "control" && ($0["action"]?.stringValue ?? "").hasPrefix("reload")
+    }
+    let changed = reloads.map { ($0["action"]?.stringValue ?? "") + " " + ($0["changed"]?.jsonText ?? "") }
+    #expect(reloads.count == 4, "\(changed)")
+    #expect(
+      reloads.map { $0["action"]?.stringValue ?? "" } == ["reload", "reload_failed", "reload", "reload"], "\(changed)")
+    #expect(changed.first?.contains("angles.lua") == true && changed.last?.contains("en.json") == true, "\(changed)")
+  }
+
+  @Test func theTerminalsKeysPauseRestartAndClose() throws {
+    let python = try #require(Browser.python)
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let eventsPath = folder.file("events.jsonl")
+    let binary = try #require(workbenchBinary)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [
+      packageRoot + "/Tests/EndToEndTests/Fixtures/keys-driver.py", "r", "p", "q", "--", binary, "run",
+      "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--realtime", "--watch",
+      "--events", eventsPath,
+    ]
+    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    var environment = ProcessInfo.processInfo.environment
+    environment["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
+    process.environment = environment
+    let output = folder.file("terminal.txt")
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
+    process.standardOutput = FileHandle(forWritingAtPath: output)
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let driven = fileText(output) ?? ""
+    #expect(driven.contains("keys: space pause/resume"), "\(driven)")
+    #expect(driven.contains("exit 1"), "closed: \(driven)")
+    let controls = try events(eventsPath).filter { $0["type"]?.stringValue == "control" }
+    #expect(controls.compactMap { $0["action"]?.stringValue } == ["restart", "pause", "close"], "\(controls)")
+    #expect(controls.allSatisfy { $0["source"]?.stringValue == "keyboard" }, "\(controls)")
+  }
+
+  @Test func aBestShotStepThatWaitsForTheCommandSearchesOnlyOnceItComes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = folder.file("photo.jsonl")
+    let synth = try workbench(
+      ["synth", "face", "--schedule", "examples/synth/face-photo.json", "--out", trace], folder: folder)
+    #expect(synth.status == 0, "\(synth)")
+    let eventsPath = folder.file("events.jsonl")
+    let run = try Launched(
+      [
+        "run", "examples/best-shot.lua", "--input", trace, "--realtime", "--preview", "--set",
+        "best_shot.wait_for_command=true", "--events", eventsPath, "--quiet",
+      ], folder: folder)
+    let base = try PreviewTests.address(of: run)
+    // A generous safety limit, not a timing check.
+    var deadline = Date().addingTimeInterval(60)
+    var state = JSONValue.null
+    while Date() < deadline && (state["frame"]?.integerValue ?? 0) < 45 {
+      state = try PreviewTests.request("GET", base + "/api/state").json
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    #expect(state["result"] == .null, "the step did not wait: \(state)")
+    #expect(state["statuses"]?.arrayValue?.isEmpty == true, "it searched before the command: \(state)")
+    let sent = try PreviewTests.request("POST", base + "/api/best-shot")
+    #expect(sent.status == 200, "\(sent.json)")
+    deadline = Date().addingTimeInterval(60)
+    while Date() < deadline && (state["result"] ?? .null) == .null {
+      state = try PreviewTests.request("GET", base + "/api/state").json
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    #expect(state["result"]?["reason"]?.stringValue == "passed", "\(state)")
+    _ = try PreviewTests.request("POST", base + "/api/close")
+    let outcome = run.wait()
+    #expect(outcome.status == 0, "closed after the flow passed: \(outcome)")
+    let records = try events(eventsPath)
+    let order = records.compactMap { record -> String? in
+      switch record["type"]?.stringValue {
+      case "control": return record["action"]?.stringValue
+      case "status": return record["status"]?.stringValue
+      case "result": return "result"
+      default: return nil
+      }
+    }
+    #expect(order.starts(with: ["command", "BEST_SHOT_SEARCH_STARTED"]), "\(order)")
+    #expect(order.last == "result" && order.contains("BEST_SHOT"), "\(order)")
+  }
+
+  @Test func theCardsGlareIsDrawnWhereTheEstimatorSawIt() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let scene = folder.file("glare.avi")
+    let synth = try workbench(
+      ["synth", "card", "--schedule", "examples/synth/glare.json", "--out", scene, "--size", "640x360"],
+      folder: folder)
+    #expect(synth.status == 0, "\(synth)")
+    let run = try Launched(
+      ["run", "examples/hkid-2018.lua", "--input", scene, "--realtime", "--preview", "--quiet"], folder: folder)
+    let base = try PreviewTests.address(of: run)
+    var compared: [(glare: Double, cells: Int)] = []
+    var sequence: Int64 = 0
+    // A generous safety limit, not a timing check.
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline && compared.filter({ $0.glare > 0.1 }).count < 3 {
+      let frame = try PreviewTests.request("GET", base + "/api/frame?after=\(sequence)").json
+      guard let next = frame["sequence"]?.integerValue else { continue }
+      sequence = next
+      guard let glare = frame["measurements"]?["card"]?["glare"]?.doubleValue else { continue }
+      compared.append((glare, frame["overlays"]?["card.glare"]?.arrayValue?.count ?? -1))
+    }
+    _ = try PreviewTests.request("POST", base + "/api/close")
+    _ = run.wait()
+    let glaring = compared.filter { $0.glare > 0.1 }
+    #expect(glaring.count >= 3, "\(compared)")
+    for (glare, cells) in glaring {
+      // The same pixels at a coarser grid: the share of cells is near the share of samples.
+      #expect(abs(Double(cells) / (36 * 23) - glare) < 0.1, "glare \(glare), \(cells) cells of 828")
+    }
+  }
+}
