@@ -121,10 +121,13 @@ enum PreviewPage {
     }
 
     function label(t) {
-      const low = t.min != null ? t.min : t.above, high = t.max != null ? t.max : t.below;
-      if (low != null && high != null) return t.step + ': between ' + low + ' and ' + high;
-      if (low != null) return t.step + ': above ' + low;
-      return t.step + ': below ' + high;
+      const parts = [];
+      if (t.min != null && t.max != null) parts.push('between ' + t.min + ' and ' + t.max);
+      else if (t.min != null) parts.push('at least ' + t.min);
+      else if (t.max != null) parts.push('at most ' + t.max);
+      if (t.above != null) parts.push('above ' + t.above);
+      if (t.below != null) parts.push('below ' + t.below);
+      return t.step + ': ' + parts.join(', then ');
     }
 
     function show(next) {

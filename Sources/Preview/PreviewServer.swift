@@ -47,6 +47,8 @@ public struct PreviewAddress: Sendable, Equatable {
 public final class PreviewServer: @unchecked Sendable {
   /// How long a request for newer state or a newer frame is held open.
   static let longPoll = 1.0
+  /// The least time between two answers of a state long poll.
+  static let stateInterval = Duration.milliseconds(50)
   /// How long a control waits for the frame loop to take it.
   static let controlWait = 5.0
 
@@ -134,6 +136,9 @@ public final class PreviewServer: @unchecked Sendable {
       if let refusal = self.refusal(request, writes: false) { return refusal }
       let after = request.uri.queryParameters.get("after", as: Int64.self)
       let deadline = Date(timeIntervalSinceNow: after == nil ? 0 : Self.longPoll)
+      // The state changes with every frame: a client that asks again at once
+      // gets it at most this often, which is all a person can read.
+      if after != nil { try await Task.sleep(for: Self.stateInterval) }
       while true {
         if let state = self.publisher.state(newerThan: after) { return Self.json(.ok, state) }
         if Date() >= deadline { return Self.json(.ok, self.publisher.state(newerThan: nil) ?? .null) }

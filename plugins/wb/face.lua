@@ -198,7 +198,16 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
     end
     return sign * angle >= end_angle
   end
-  return interaction(kind, spec, { "face.count", "face." .. field }, hints, detect, reset)
+  local step = interaction(kind, spec, { "face.count", "face." .. field }, hints, detect, reset)
+  -- For the report and the preview: front-on first, then past end_angle.
+  local limits = { { field = "face." .. field, min = -start_angle, max = start_angle } }
+  if sign > 0 then
+    limits[2] = { field = "face." .. field, above = end_angle }
+  else
+    limits[2] = { field = "face." .. field, below = -end_angle }
+  end
+  step.limits = limits
+  return step
 end
 
 -- head_turn: yaw to the person's "left" or "right" (face.yaw is positive

@@ -156,6 +156,11 @@ local function thresholds_of(step, out)
     end
   end
   for _, part in ipairs(step.parts or {}) do thresholds_of(part.step, out) end
+  -- A step that tests a field in its own code names the limits it holds it
+  -- to: { { field = "face.yaw", above = 30 }, ... } (wb.head_turn does).
+  if type(step.limits) == "table" then
+    for _, limit in ipairs(step.limits) do thresholds_of(limit, out) end
+  end
   return out
 end
 

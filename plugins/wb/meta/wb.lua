@@ -5,6 +5,13 @@
 -- folder made by `workbench new` has a .luarc.json that points here.
 -- docs/flow-api.md is the reference.
 
+---@class wb.Limit
+---@field field string
+---@field above? number
+---@field below? number
+---@field min? number
+---@field max? number
+
 ---@class wb.Step
 ---@field name? string shown in events
 ---@field timeout? number seconds; default the setting flow.step_timeout
@@ -13,6 +20,7 @@
 ---@field hints? string[] every message key the step may show (for `workbench check`)
 ---@field needs? string[] the measurements the step reads, such as { "face.yaw" }
 ---@field fail_code? integer
+---@field limits? wb.Limit[] the limits a step that tests fields in its own code holds them to (drawn only)
 ---@field within_ms? number in a wb.sequence: time after the previous sub-step passed
 ---@field start? fun(self: wb.Step, ctx: wb.Context)
 ---@field update? fun(self: wb.Step, m: wb.Measurements, ctx: wb.Context): (boolean|nil), string?, integer?
