@@ -191,6 +191,7 @@ let package = Package(
       name: "Preview",
       dependencies: [
         "Session", "Flows", "Settings", "Reporting", "Measurements", "Capture", "Imaging", "JSONCore", "Diagnostics",
+        "Scripting",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

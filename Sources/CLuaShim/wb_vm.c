@@ -399,11 +399,11 @@ static int sandboxed_require(lua_State *L) {
         }
         continue;
       }
-      /* Before it loads: a module that does not load is watched all the same. */
-      note_required_file(L, path);
       lua_pushfstring(L, "@%s", chunk); /* 3 */
       int status = luaL_loadbufferx(L, source, length, lua_tostring(L, 3), "t");
       free(source);
+      /* Before a load error is raised: a module that does not load is watched all the same. */
+      note_required_file(L, path);
       if (status != LUA_OK) return lua_error(L);
       lua_pushstring(L, name);
       lua_call(L, 1, 1); /* 4 */
@@ -1115,16 +1115,22 @@ const wb_error *wb_vm_last_error(const wb_vm *vm) { return &vm->error; }
 size_t wb_vm_memory_in_use(const wb_vm *vm) { return vm->memory_in_use; }
 size_t wb_vm_memory_peak(const wb_vm *vm) { return vm->memory_peak; }
 
+/* Outside a protected call: no memory cap, so that nothing here can raise. */
 int wb_vm_required_file_count(wb_vm *vm) {
   lua_State *L = vm->L;
+  size_t cap = vm->limits.memory_limit;
+  vm->limits.memory_limit = 0;
   int count = 0;
   if (lua_getfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES) == LUA_TTABLE) count = (int)lua_rawlen(L, -1);
   lua_pop(L, 1);
+  vm->limits.memory_limit = cap;
   return count;
 }
 
 size_t wb_vm_required_file(wb_vm *vm, int i, char *out, size_t capacity) {
   lua_State *L = vm->L;
+  size_t cap = vm->limits.memory_limit;
+  vm->limits.memory_limit = 0;
   size_t length = 0;
   if (capacity > 0) out[0] = '\0';
   if (lua_getfield(L, LUA_REGISTRYINDEX, WB_REQUIRED_FILES) == LUA_TTABLE &&
@@ -1137,5 +1143,6 @@ size_t wb_vm_required_file(wb_vm *vm, int i, char *out, size_t capacity) {
     length = 0;
   }
   lua_settop(L, 0);
+  vm->limits.memory_limit = cap;
   return length;
 }

@@ -152,15 +152,53 @@ public func withStandardError<T, E: Error>(redirectedTo descriptor: Int32, _ bod
   return try body()
 }
 
-/// Runs `body` with file descriptor 2 pointed at /dev/null. While a
+/// Runs `body` with what the library writes to stderr held back. While a
 /// landmarker starts, the library writes to stderr directly (before any log
 /// sink is in place: "Logging before InitGoogle() is written to STDERR", the
-/// TFLite delegate banner); this keeps the terminal clean. Anything else the
-/// process writes to stderr during those milliseconds is lost too (the
-/// library's own messages are held back and logged afterwards: `starting`).
+/// TFLite delegate banner); this keeps the terminal clean. What other
+/// threads of the process write to stderr meanwhile is held in a scratch
+/// file and written out afterwards, so nothing of theirs is lost (the
+/// library's own messages are logged afterwards: `starting`).
 func withStandardErrorSilenced<T>(_ body: () throws(FaceBackendError) -> T) throws(FaceBackendError) -> T {
-  let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-  defer { if null >= 0 { close(null) } }
-  guard null >= 0 else { return try body() }
-  return try withStandardError(redirectedTo: null, body)
+  guard let scratch = tmpfile() else { return try body() }
+  defer { fclose(scratch) }
+  let descriptor = fileno(scratch)
+  defer {
+    fflush(nil)
+    var text: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    lseek(descriptor, 0, SEEK_SET)
+    while true {
+      let count = read(descriptor, &chunk, chunk.count)
+      if count <= 0 { break }
+      text += chunk[..<count]
+    }
+    let kept = LibraryStandardError.othersLines(in: text)
+    if !kept.isEmpty { _ = kept.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) } }
+  }
+  return try withStandardError(redirectedTo: descriptor, body)
+}
+
+/// Tells the lines the face library writes to stderr as it starts from
+/// anyone else's.
+enum LibraryStandardError {
+  /// glog's "I0000 00:00:…" or "W1127 …" lines, TFLite's "INFO: …", and the
+  /// notice that logging is not set up yet.
+  static func isLibraryLine(_ line: Substring) -> Bool {
+    if line.contains("InitGoogle") || line.hasPrefix("INFO: ") || line.hasPrefix("WARNING: ") { return true }
+    guard let first = line.first, "IWEF".contains(first) else { return false }
+    let digits = line.dropFirst().prefix(4)
+    return digits.count == 4 && digits.allSatisfy(\.isNumber)
+  }
+
+  /// The lines of `text` that are not the library's, newlines kept.
+  static func othersLines(in text: [UInt8]) -> [UInt8] {
+    let whole = String(decoding: text, as: UTF8.self)
+    var kept = ""
+    for line in whole.split(separator: "\n", omittingEmptySubsequences: false).dropLast(whole.hasSuffix("\n") ? 1 : 0)
+    where !isLibraryLine(line) {
+      kept += line + "\n"
+    }
+    return Array(kept.utf8)
+  }
 }

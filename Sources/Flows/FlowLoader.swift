@@ -148,7 +148,7 @@ public struct FlowDescription: Sendable {
   }
 
   /// "file:line: " as Lua's error positions give it.
-  static func location(_ position: String) -> SourceLocation? {
+  public static func location(_ position: String) -> SourceLocation? {
     guard let match = position.firstMatch(of: /^(.+):(\d+): ?$/) else { return nil }
     return SourceLocation(file: String(match.output.1), line: Int(match.output.2))
   }

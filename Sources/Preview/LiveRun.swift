@@ -1,6 +1,7 @@
 import Diagnostics
 import Flows
 import Foundation
+import Scripting
 import Session
 import Settings
 import Synchronization
@@ -54,6 +55,12 @@ public final class LiveRun {
       let publisher = PreviewPublisher()
       publisher.attach(schema: session.measurementSchema)
       publisher.overlays = { [unowned session] in session.currentOverlays() }
+      let earlier = session.onFlowLoaded
+      session.onFlowLoaded = { flow, features in
+        publisher.flowLoaded(
+          name: flow.description.name, file: flow.displayPath, steps: flow.description.steps.map(\.name))
+        earlier?(flow, features)
+      }
       session.addLiveSink(publisher)
       session.addOutput(publisher)
       let started = PreviewServer(address: address, publisher: publisher, controls: controls)
@@ -72,13 +79,15 @@ public final class LiveRun {
       let started = FlowWatcher(controls: controls)
       let flowOptions = session.options.flow
       let earlier = session.onFlowLoaded
+      let say = self.say
+      // Said once the flow has loaded: a flow that does not load at the start ends the run.
       session.onFlowLoaded = { flow, features in
         started.watch(FlowWatcher.files(of: flow, options: flowOptions))
+        say("watching \(WorkbenchHome.display(flowOptions.flowPath)) and the files it loads: a change reloads the flow")
         earlier?(flow, features)
       }
       started.start()
       watcher = started
-      say("watching \(WorkbenchHome.display(flowOptions.flowPath)) and the files it loads: a change reloads the flow")
     }
     let watching = watcher
     session.onControl = { [session, say, paused] control, reply in
@@ -99,6 +108,8 @@ public final class LiveRun {
       }
     }
     var keys: TerminalKeys?
+    // Ctrl-C must end the run through the session, not kill it with the terminal still taken.
+    Interrupts.install()
     if options.keys && TerminalKeys.isAvailable {
       let started = TerminalKeys(controls: controls, isPaused: { [paused] in paused.value })
       started.start()

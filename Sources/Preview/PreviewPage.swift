@@ -106,7 +106,8 @@ enum PreviewPage {
       post('settings', { [text.slice(0, equals).trim()]: value });
     };
     document.addEventListener('keydown', (event) => {
-      if (event.target.tagName === 'INPUT') return;
+      // Ctrl-R is the browser's reload, not a restart; a held key is pressed once.
+      if (event.target.tagName === 'INPUT' || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
       if (event.key === ' ') { event.preventDefault(); post(state && state.paused ? 'resume' : 'pause'); }
       else if (event.key === 'r') post('restart');
       else if (event.key === 'b') post('best-shot');
@@ -192,7 +193,7 @@ enum PreviewPage {
         if (!face || !face.box) continue;
         g.strokeStyle = '#38d97a';
         g.strokeRect(face.box.x * scale, face.box.y * scale, face.box.w * scale, face.box.h * scale);
-        if (face.yaw != null) {
+        if (face.yaw != null && face.pitch != null) {
           g.fillStyle = '#38d97a'; g.font = '20px system-ui';
           g.fillText('yaw ' + face.yaw.toFixed(0) + '° pitch ' + face.pitch.toFixed(0) + '°', face.box.x * scale, face.box.y * scale - 6);
         }
@@ -278,7 +279,7 @@ enum PreviewPage {
           const answer = await fetch('/api/state' + (version === null ? '' : '?after=' + version));
           const next = await answer.json();
           version = next.version;
-          show(next);
+          try { show(next); } catch (error) { console.error(error); }
           if (next.status === 'closed') break;
         } catch (error) { disconnected(); }
       }
@@ -298,8 +299,7 @@ enum PreviewPage {
             image.src = '/api/frame.jpg?sequence=' + frame.sequence;
             try { await image.decode(); } catch (_) { image = null; }
           }
-          drawFrame(frame, image);
-          record(frame);
+          try { drawFrame(frame, image); record(frame); } catch (error) { console.error(error); }
         } catch (error) { disconnected(); }
       }
     }

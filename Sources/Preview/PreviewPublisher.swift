@@ -25,8 +25,9 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     public var t: Double
     /// The trace line of its measurements (docs/traces.md), newline and all.
     public var measurements: [UInt8]
-    /// The image, JPEG; nil for a measurement trace.
-    public var jpeg: [UInt8]?
+    /// The image: a camera's or a recording's JPEG as it came, or pixels
+    /// encoded when a page asks for them; nil for a measurement trace.
+    public var picture: Picture?
     /// What the estimators drew on it (``OverlayDrawing``), as JSON.
     public var overlays: [UInt8]
   }
@@ -35,9 +36,33 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   /// a page wants (the session's `currentOverlays`).
   public var overlays: (() -> JSONObject)?
 
+  /// A frame's image for a page. Pixels are copied on the frame loop
+  /// (a memory copy) and encoded on the page's request, off the loop.
+  public final class Picture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jpeg: [UInt8]?
+    private var pixels: ImageBuffer?
+
+    init(jpeg: [UInt8]) { self.jpeg = jpeg }
+    init(pixels: ImageBuffer) { self.pixels = pixels }
+
+    /// The JPEG, encoded once with `encoder` (which the caller holds alone).
+    func jpeg(using encoder: JPEGEncoder) -> [UInt8]? {
+      lock.withLock {
+        if jpeg == nil, let pixels {
+          jpeg = try? encoder.encode(pixels, quality: 75)
+          self.pixels = nil
+        }
+        return jpeg
+      }
+    }
+  }
+
   private let lock = NSLock()
   private var encoder: TraceLineEncoder?
+  /// Encodes pictures for pages: one at a time, on their requests.
   private let imageEncoder = JPEGEncoder()
+  private let imageEncoderLock = NSLock()
   /// Bumped on every change the page could show.
   private var version: Int64 = 0
   private var state = LiveView()
@@ -52,6 +77,15 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   public func attach(schema: MeasurementSchema) { encoder = TraceLineEncoder(schema: schema) }
 
   // MARK: The run's side
+
+  /// The flow has loaded: the page can name it and its steps before the
+  /// first frame (a camera may take a while to give one).
+  public func flowLoaded(name: String, file: String, steps: [String]) {
+    lock.withLock {
+      state.flowLoaded(name: name, file: file, steps: steps)
+      version += 1
+    }
+  }
 
   public func emit(_ event: Event) {
     lock.lock()
@@ -72,23 +106,25 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     framesProcessed += 1
     state.frame = measurements.index
     state.t = measurements.t
+    version += 1
     let wanted = frameWanted
     if wanted { frameWanted = false }
     lock.unlock()
     guard wanted else { return }
     // Outside the lock: the page's threads only wait for it.
     let line = encoder?.line(measurements) ?? Array("{}\n".utf8)
-    var jpeg: [UInt8]?
+    var picture: Picture?
     switch captured?.payload {
-    case .jpeg(let bytes): jpeg = bytes
-    case .image(let image): jpeg = try? imageEncoder.encode(image, quality: 75)
-    case .unreadable, nil: jpeg = nil
+    case .jpeg(let bytes): picture = Picture(jpeg: bytes)
+    // The source reuses its buffer for the next frame: a copy.
+    case .image(let image): picture = Picture(pixels: image.copy())
+    case .unreadable, nil: picture = nil
     }
     let shapes = Array(JSONValue.object(overlays?() ?? JSONObject()).jsonText.utf8)
     lock.lock()
     framesSent += 1
     latest = Frame(
-      sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, jpeg: jpeg,
+      sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, picture: picture,
       overlays: shapes)
     version += 1
     lock.unlock()
@@ -124,12 +160,14 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     return state.finished
   }
 
-  /// The image of the frame the page was last given, by its sequence.
+  /// The JPEG of the frame the page was last given, by its sequence.
   public func image(of sequence: Int64) -> [UInt8]? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let latest, latest.sequence == sequence else { return nil }
-    return latest.jpeg
+    let picture: Picture? = lock.withLock {
+      guard let latest, latest.sequence == sequence else { return nil }
+      return latest.picture
+    }
+    guard let picture else { return nil }
+    return imageEncoderLock.withLock { picture.jpeg(using: imageEncoder) }
   }
 
   /// How many frames the run processed and how many went to a page.
@@ -179,6 +217,13 @@ struct LiveView {
   var framesDropped: Int64 = 0
   var framesSkipped: Int64 = 0
   var runs = 0
+
+  mutating func flowLoaded(name: String, file: String, steps: [String]) {
+    guard runs == 0 else { return }
+    flow = name
+    self.file = file
+    self.steps = steps.map { Step(name: $0) }
+  }
 
   mutating func apply(_ event: Event) {
     switch event.type {

@@ -37,7 +37,20 @@ public struct PreviewAddress: Sendable, Equatable {
 
   /// Only this machine can reach it.
   public var isLoopback: Bool {
-    host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    if host == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, host, &v6) == 1 { return host == "::1" || host == "0:0:0:0:0:0:0:1" }
+    return false
+  }
+
+  /// An address written as numbers (v4, or v6 in brackets), not a name.
+  static func isLiteral(_ host: String) -> Bool {
+    let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
   }
 }
 
@@ -47,6 +60,10 @@ public struct PreviewAddress: Sendable, Equatable {
 public final class PreviewServer: @unchecked Sendable {
   /// How long a request for newer state or a newer frame is held open.
   static let longPoll = 1.0
+  /// How often a waiting request looks again (state, frames, replies).
+  static let poll = Duration.milliseconds(5)
+  /// The largest body of POST /api/settings.
+  static let settingsLimit = 64 * 1024
   /// The least time between two answers of a state long poll.
   static let stateInterval = Duration.milliseconds(50)
   /// How long a control waits for the frame loop to take it.
@@ -142,7 +159,7 @@ public final class PreviewServer: @unchecked Sendable {
       while true {
         if let state = self.publisher.state(newerThan: after) { return Self.json(.ok, state) }
         if Date() >= deadline { return Self.json(.ok, self.publisher.state(newerThan: nil) ?? .null) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Task.sleep(for: Self.poll)
       }
     }
     router.get("/api/frame") { request, _ in
@@ -153,15 +170,17 @@ public final class PreviewServer: @unchecked Sendable {
         if let frame = self.publisher.frame(after: after) {
           let t = (frame.t * 1e6).rounded() / 1e6
           var bytes = Array(
-            "{\"sequence\":\(frame.sequence),\"frame\":\(frame.index),\"t\":\(t),\"image\":\(frame.jpeg != nil),\"measurements\":"
+            "{\"sequence\":\(frame.sequence),\"frame\":\(frame.index),\"t\":\(t),\"image\":\(frame.picture != nil),\"measurements\":"
               .utf8)
           bytes +=
             frame.measurements.last == UInt8(ascii: "\n") ? frame.measurements.dropLast() : frame.measurements[...]
           bytes += Array(",\"overlays\":".utf8) + frame.overlays + Array("}".utf8)
           return Self.response(.ok, bytes, type: "application/json")
         }
-        if Date() >= deadline || self.publisher.isFinished { return Response(status: .noContent) }
-        try await Task.sleep(for: .milliseconds(5))
+        if Date() >= deadline || self.publisher.isFinished {
+          return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+        try await Task.sleep(for: Self.poll)
       }
     }
     router.get("/api/frame.jpg") { request, _ in
@@ -171,11 +190,11 @@ public final class PreviewServer: @unchecked Sendable {
       else { return Self.problem(.notFound, "no image of that frame: ask /api/frame for the newest") }
       return Self.response(.ok, jpeg, type: "image/jpeg")
     }
-    let simple: [(String, LiveControl)] = [
+    let plainControls: [(String, LiveControl)] = [
       ("pause", .pause), ("resume", .resume), ("restart", .restart), ("close", .close),
       ("best-shot", .command("best_shot")),
     ]
-    for (name, control) in simple {
+    for (name, control) in plainControls {
       router.post("/api/\(name)") { request, _ in
         if let refusal = self.refusal(request, writes: true) { return refusal }
         return await self.send(control, request)
@@ -186,9 +205,11 @@ public final class PreviewServer: @unchecked Sendable {
       var request = request
       let body: ByteBuffer
       do {
-        body = try await request.collectBody(upTo: 64 * 1024)
-      } catch {
+        body = try await request.collectBody(upTo: Self.settingsLimit)
+      } catch is NIOTooManyBytesError {
         return Self.problem(.contentTooLarge, "the settings are more than 64 KiB")
+      } catch {
+        return Self.problem(.badRequest, "the body could not be read: \(error)")
       }
       let assignments: [String]
       switch Result(catching: { () throws(WorkbenchError) in try Self.assignments(Array(body.readableBytesView)) }) {
@@ -213,6 +234,9 @@ public final class PreviewServer: @unchecked Sendable {
     guard let object = document.objectValue, !object.isEmpty else {
       throw WorkbenchError(.usage, "the body must be a JSON object with at least one setting", help: help)
     }
+    if let bad = object.keys.first(where: { $0.isEmpty || $0.contains("=") }) {
+      throw WorkbenchError(.usage, "'\(bad)' is not a setting's name", help: help)
+    }
     return object.map { key, value in
       key + "=" + (value.stringValue ?? value.jsonText)
     }
@@ -221,11 +245,11 @@ public final class PreviewServer: @unchecked Sendable {
   private func send(_ control: LiveControl, _ request: Request) async -> Response {
     let source = Self.header(request, "x-workbench-source") == "page" ? "page" : "api"
     let box = ReplyBox()
-    guard controls.post(control, from: source, reply: { box.set($0) }) else {
+    guard controls.post(control, from: source, reply: { box.set($0) }, claim: { box.claim() }) else {
       return Self.problem(.serviceUnavailable, "too many controls are waiting: try again")
     }
-    let deadline = Date(timeIntervalSinceNow: Self.controlWait)
-    while Date() < deadline {
+    var deadline = Date(timeIntervalSinceNow: Self.controlWait)
+    while true {
       if let reply = box.value {
         let status: HTTPResponse.Status =
           switch reply.outcome {
@@ -237,9 +261,17 @@ public final class PreviewServer: @unchecked Sendable {
         object["state"] = publisher.state(newerThan: nil)
         return Self.json(status, .object(object))
       }
-      try? await Task.sleep(for: .milliseconds(5))
+      if Date() >= deadline {
+        // Dropped unless the session has taken it already, so that a client
+        // that tries again never gets the control twice.
+        if box.withdraw() {
+          return Self.problem(
+            .serviceUnavailable, "the run did not take the control in time; it was dropped: try again")
+        }
+        deadline = Date(timeIntervalSinceNow: Self.controlWait)
+      }
+      try? await Task.sleep(for: Self.poll)
     }
-    return Self.problem(.serviceUnavailable, "the run did not take the control in time")
   }
 
   // MARK: Safety
@@ -255,6 +287,14 @@ public final class PreviewServer: @unchecked Sendable {
       guard allowed.contains(host.lowercased()) else {
         return Self.problem(.forbidden, "the preview answers only to \(address.host):\(port)")
       }
+    } else {
+      // A name other than this machine's may be one a page elsewhere rebound to this address.
+      let name = host.lastIndex(of: ":").map { String(host[..<$0]) } ?? host
+      guard PreviewAddress.isLiteral(name) || name.lowercased() == Self.machineName || name.lowercased() == "localhost"
+      else {
+        return Self.problem(
+          .forbidden, "the preview answers to this machine's addresses and its name (\(Self.machineName)), not \(name)")
+      }
     }
     guard writes else { return nil }
     if let site = Self.header(request, "sec-fetch-site"), site == "cross-site" || site == "same-site" {
@@ -265,6 +305,13 @@ public final class PreviewServer: @unchecked Sendable {
     }
     return nil
   }
+
+  /// This machine's host name, lower case.
+  static let machineName: String = {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count) == 0 else { return "localhost" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+  }()
 
   static func header(_ request: Request, _ lowercasedName: String) -> String? {
     request.headers.first { $0.name.canonicalName == lowercasedName }?.value
@@ -301,7 +348,27 @@ private final class StartOutcome: @unchecked Sendable {
 private final class ReplyBox: @unchecked Sendable {
   private let lock = NSLock()
   private var stored: ControlReply?
+  private var withdrawn = false
+  private var taken = false
 
   func set(_ reply: ControlReply) { lock.withLock { stored = reply } }
   var value: ControlReply? { lock.withLock { stored } }
+
+  /// The session takes the control, unless its sender gave up.
+  func claim() -> Bool {
+    lock.withLock {
+      if withdrawn { return false }
+      taken = true
+      return true
+    }
+  }
+
+  /// Gives up waiting, unless the session has taken the control (then false).
+  func withdraw() -> Bool {
+    lock.withLock {
+      if taken || stored != nil { return false }
+      withdrawn = true
+      return true
+    }
+  }
 }

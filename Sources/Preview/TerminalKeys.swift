@@ -23,13 +23,20 @@ public final class TerminalKeys: @unchecked Sendable {
     self.isPaused = isPaused
   }
 
-  public static var isAvailable: Bool { isatty(STDIN_FILENO) == 1 }
+  /// Standard input is a terminal and this process is in its foreground: a
+  /// run started in the background (`&`) leaves the terminal alone, since
+  /// changing it from there would stop the process (SIGTTOU).
+  public static var isAvailable: Bool {
+    isatty(STDIN_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp()
+  }
 
-  /// Reads keys one at a time, without echo, until ``stop()``.
+  /// Reads keys one at a time, without echo, until ``stop()``. The terminal
+  /// is given back at exit too, whatever ends the process normally.
   public func start() {
     guard Self.isAvailable, tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+    TerminalRestore.remember(saved)
     guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return }
     changed = true
     started = true
@@ -47,6 +54,7 @@ public final class TerminalKeys: @unchecked Sendable {
     if changed {
       tcsetattr(STDIN_FILENO, TCSANOW, &saved)
       changed = false
+      TerminalRestore.forget()
     }
   }
 
@@ -66,4 +74,25 @@ public final class TerminalKeys: @unchecked Sendable {
       }
     }
   }
+}
+
+/// The terminal's settings before the keys took it, put back by an `atexit`
+/// handler when the process exits without ``TerminalKeys/stop()`` (an error
+/// path that calls `exit`).
+private enum TerminalRestore {
+  nonisolated(unsafe) static var saved: termios?
+  nonisolated(unsafe) static var registered = false
+
+  static func remember(_ settings: termios) {
+    saved = settings
+    if !registered {
+      registered = true
+      atexit {
+        guard var settings = TerminalRestore.saved else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+      }
+    }
+  }
+
+  static func forget() { saved = nil }
 }

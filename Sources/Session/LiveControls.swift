@@ -65,6 +65,11 @@ public final class ControlMailbox: @unchecked Sendable {
     /// Who sent it: `api`, `page`, `keyboard`, `watch`.
     public var source: String
     public var reply: @Sendable (ControlReply) -> Void
+    /// Called as the session takes it: false when the sender has stopped
+    /// waiting (it was told the run did not take the control in time), and
+    /// the session then drops it unseen. Once true, the sender waits for
+    /// the reply.
+    public var claim: @Sendable () -> Bool
   }
 
   public let capacity: Int
@@ -81,26 +86,29 @@ public final class ControlMailbox: @unchecked Sendable {
   /// Queues a control; false (and no reply) when the mailbox is full.
   @discardableResult
   public func post(
-    _ control: LiveControl, from source: String, reply: @escaping @Sendable (ControlReply) -> Void = { _ in }
+    _ control: LiveControl, from source: String, reply: @escaping @Sendable (ControlReply) -> Void = { _ in },
+    claim: @escaping @Sendable () -> Bool = { true }
   ) -> Bool {
     condition.lock()
     defer { condition.unlock() }
     guard requests.count < capacity else { return false }
-    requests.append(Request(control: control, source: source, reply: reply))
+    requests.append(Request(control: control, source: source, reply: reply, claim: claim))
     hasRequests.store(true, ordering: .releasing)
     condition.broadcast()
     return true
   }
 
-  /// The oldest control, if any (the session takes them between frames).
+  /// The oldest control still wanted, if any (the session takes them between frames).
   public func take() -> Request? {
     guard hasRequests.load(ordering: .acquiring) else { return nil }
     condition.lock()
     defer { condition.unlock() }
-    guard !requests.isEmpty else { return nil }
-    let request = requests.removeFirst()
-    hasRequests.store(!requests.isEmpty, ordering: .releasing)
-    return request
+    while !requests.isEmpty {
+      let request = requests.removeFirst()
+      hasRequests.store(!requests.isEmpty, ordering: .releasing)
+      if request.claim() { return request }
+    }
+    return nil
   }
 
   /// Waits up to `seconds` for a control to arrive.

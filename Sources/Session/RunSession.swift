@@ -65,6 +65,8 @@ public final class RunSession {
   private var input: (any MeasurementInput)?
   private var frameInput: FrameInput?
   private var pipeline: FramePipeline?
+  /// What the pipeline's estimators were chosen for (nil: every estimator).
+  private var pipelineMeasures: [String]?
   /// Whether the run ended because an estimator could not start.
   private var estimatorFailedToStart = false
   private var pacer: RealtimePacer?
@@ -258,9 +260,14 @@ public final class RunSession {
   ) throws(WorkbenchError) {
     guard state == .running || state == .paused || state == .ended, runner != nil else { return }
     let flow = try FlowLoader.load(flowOptions ?? options.flow, logger: logger)
+    let measures = RunAssembly.wanted(flow, also: recordingNeeds)
+    var replacement: FramePipeline?
+    if pipeline != nil, let measured = pipelineMeasures, measures.map({ !Set($0).isSubset(of: measured) }) ?? true {
+      replacement = try pipeline(measuring: flow)
+    }
     var reopened: (any MeasurementInput)?
     if input?.isLive != true {
-      if let pipeline {
+      if let pipeline = replacement ?? pipeline {
         reopened = wrapped(try openFrameInput(pipeline))
       } else if case .file(let path) = options.input, TraceReader.canReadAgain(path) {
         reopened = wrapped(try TraceInput(path: path, schema: schema))
@@ -268,6 +275,10 @@ public final class RunSession {
       // A trace from standard input or a pipe goes on where it is: it cannot be read again.
     }
     runner?.control(action, extra)
+    if let replacement {
+      pipeline = replacement
+      pipelineMeasures = measures
+    }
     if let reopened {
       input?.close()
       input = reopened
@@ -279,6 +290,33 @@ public final class RunSession {
     clock = PauseClock()
     pacer?.reset()
     state = .running
+  }
+
+  /// The estimators a flow that measures something else needs, started and
+  /// licensed, for a restart: only for a recording, which is opened again
+  /// through them; a camera keeps the estimators it was opened with.
+  private func pipeline(measuring flow: LoadedFlow) throws(WorkbenchError) -> FramePipeline {
+    guard input?.isLive != true else {
+      throw WorkbenchError(
+        .usage,
+        "the changed flow measures [\((RunAssembly.wanted(flow, also: recordingNeeds) ?? ["everything"]).joined(separator: ", "))], which this run's estimators do not",
+        at: SourceLocation(file: flow.displayPath),
+        help: "run it again to measure that from the camera; the flow you had goes on")
+    }
+    let available = RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
+    if let licenseCheck = options.licenseCheck {
+      let wanted = RunAssembly.wanted(flow, also: recordingNeeds)
+      try licenseCheck(
+        RunAssembly.requiredFeatures(
+          flowNeeds: flow.declaredNeeds + recordingNeeds,
+          estimators: RunAssembly.chosenEstimators(available, wanted: wanted), recording: options.recordPath != nil))
+    }
+    do {
+      return try RunAssembly.pipeline(
+        for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
+    } catch {
+      throw error.error
+    }
   }
 
   /// Ends the run now, for `ending`, unless it has ended already: the one
@@ -347,7 +385,7 @@ public final class RunSession {
   }
 
   private func take(_ control: LiveControl, source: String) -> ControlReply {
-    let from = JSONObject([("source", .string(source))])
+    let sender = JSONObject([("source", .string(source))])
     guard state == .running || state == .paused || state == .ended, let runner else {
       return ControlReply(.refused, "the run is over")
     }
@@ -356,43 +394,26 @@ public final class RunSession {
       guard state == .running else {
         return ControlReply(.done, state == .paused ? "already paused" : "the flow has ended")
       }
-      pause(from)
+      pause(sender)
       return ControlReply(.done, "paused")
     case .resume:
       guard state == .paused else { return ControlReply(.done, "not paused") }
-      resume(from)
+      resume(sender)
       guard !pendingAssignments.isEmpty else { return ControlReply(.done, "resumed") }
-      var changed = flowOptions
-      changed.assignments += pendingAssignments
-      let applied = pendingAssignments
-      pendingAssignments = []
-      do {
-        try restart(
-          with: changed, action: "restart",
-          JSONObject([("source", .string(source)), ("settings", .array(applied.map { .string($0) }))]))
-        flowOptions = changed
-        return ControlReply(.done, "resumed; the flow started over with " + applied.joined(separator: ", "))
-      } catch {
-        return ControlReply(.invalid, Self.text(of: error))
-      }
+      return startOver(action: "restart", sender, done: "resumed; the flow started over")
     case .restart:
-      do {
-        try restart(with: flowOptions, action: "restart", from)
-        return ControlReply(.done, "started over")
-      } catch {
-        return ControlReply(.invalid, Self.text(of: error))
-      }
+      return startOver(action: "restart", sender, done: "started over")
     case .close:
       // After the flow's result no event follows it: the result stays the
       // last event, and names the outputs once close completes them.
-      if state != .ended { runner.control("close", from) }
+      if state != .ended { runner.control("close", sender) }
       closeRequested = true
       end(.closed)
       return ControlReply(.done, "closed")
     case .command(let name):
       guard state != .ended, let flow else { return ControlReply(.refused, "the flow has ended: restart it first") }
       flow.send(command: name)
-      var fields = from
+      var fields = sender
       fields["name"] = .string(name)
       runner.control("command", fields)
       return ControlReply(.done, "sent \(name)")
@@ -408,26 +429,43 @@ public final class RunSession {
         return ControlReply(.invalid, Self.text(of: error))
       }
       pendingAssignments += assignments
-      var fields = from
+      var fields = sender
       fields["settings"] = .array(assignments.map { .string($0) })
       runner.control("settings", fields)
       return ControlReply(.done, "applied on resume: " + assignments.joined(separator: ", "))
     case .reload(let changed):
-      var fields = from
+      var fields = sender
       fields["changed"] = .array(changed.map { .string($0) })
-      do {
-        try restart(with: flowOptions, action: "reload", fields)
-        return ControlReply(.done, "reloaded")
-      } catch {
-        fields["error"] = .string(Self.text(of: error))
-        if let location = error.diagnostics.first?.location {
+      let reply = startOver(action: "reload", fields, done: "reloaded")
+      if reply.outcome != .done {
+        fields["error"] = .string(reply.message)
+        if let location = FlowDescription.location(reply.message.prefix { $0 != " " } + " ") {
           fields["file"] = .string(location.file)
           if let line = location.line { fields["line"] = .integer(Int64(line)) }
         }
         runner.control("reload_failed", fields)
-        return ControlReply(.invalid, Self.text(of: error))
       }
+      return reply
     }
+  }
+
+  /// Loads the flow again, with the settings sent while paused (they apply
+  /// from now on), and starts it over; a flow that does not load leaves the
+  /// run as it was, the settings still waiting.
+  private func startOver(action: String, _ fields: JSONObject, done: String) -> ControlReply {
+    var changed = flowOptions
+    changed.assignments += pendingAssignments
+    var event = fields
+    if !pendingAssignments.isEmpty { event["settings"] = .array(pendingAssignments.map { .string($0) }) }
+    do {
+      try restart(with: changed, action: action, event)
+    } catch {
+      return ControlReply(.invalid, Self.text(of: error))
+    }
+    let applied = pendingAssignments
+    flowOptions = changed
+    pendingAssignments = []
+    return ControlReply(.done, applied.isEmpty ? done : done + " with " + applied.joined(separator: ", "))
   }
 
   /// An error as `--set` or a run prints it: each problem at its place, with its advice.
@@ -497,6 +535,7 @@ public final class RunSession {
         throw error.error
       }
       self.pipeline = pipeline
+      pipelineMeasures = RunAssembly.wanted(flow, also: recordingNeeds)
       let frames = try openFrameInput(pipeline)
       if let record = options.recordPath {
         recording = RunAssembly.recording(

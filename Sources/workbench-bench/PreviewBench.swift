@@ -1,9 +1,12 @@
-// The frame loop's throughput with the preview page open and a slow client,
-// against the same run without the page, alternating in one process: a face
-// flow on the bundled real recording four times over at 1280×720 (MJPEG),
-// with the real face estimator. The slow client asks for a frame, then its
-// image, then waits 250 ms; a second client long-polls the state; a third
-// opens a connection, asks for the state and never reads its answer.
+// The frame loop's throughput with the preview page open and slow clients,
+// against the same run without them, alternating in one process: a face
+// flow on the bundled real recording four times over at 1280×720, with the
+// real face estimator, once as MJPEG (the page gets the JPEG as it came) and
+// once as H.264 (the page's frames are copied on the loop and encoded on its
+// request). The clients: one like the page, asking for the next frame and its
+// image as soon as it has the last, and long-polling the state; a slow one
+// that waits 250 ms between frames; one that asks for the state and never
+// reads the answer.
 import Capture
 import Diagnostics
 import Flows
@@ -29,13 +32,11 @@ func runPreviewBenchmarks() throws {
   try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(atPath: folder) }
   let recording = benchPackageRoot() + "/examples/recordings/face-blink.avi"
-  let clip = folder + "/720p-mjpeg.avi"
-  try makeClip(
-    ffmpeg,
-    [
-      "-stream_loop", "3", "-i", recording, "-vf", "scale=1280:720", "-c:v", "mjpeg", "-q:v", "3", "-pix_fmt",
-      "yuvj420p",
-    ], clip)
+  let scaled = ["-stream_loop", "3", "-i", recording, "-vf", "scale=1280:720"]
+  let mjpeg = folder + "/720p-mjpeg.avi"
+  let h264 = folder + "/720p-h264.mp4"
+  try makeClip(ffmpeg, scaled + ["-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p"], mjpeg)
+  try makeClip(ffmpeg, scaled + ["-c:v", "libx264", "-preset", "medium", "-crf", "20", "-pix_fmt", "yuv420p"], h264)
   // Never passes: every frame of the clip reaches the flow.
   let flow = folder + "/watch.lua"
   try """
@@ -46,27 +47,28 @@ func runPreviewBenchmarks() throws {
   }
   """.write(toFile: flow, atomically: true, encoding: .utf8)
 
-  var plain: [Double] = []
-  var watched: [Double] = []
-  var sent: [Int64] = []
-  var processed: [Int64] = []
-  for _ in 0..<runs {
-    plain.append(try framesPerSecond(flow: flow, clip: clip, preview: nil))
-    var counters: (processed: Int64, sent: Int64) = (0, 0)
-    watched.append(try framesPerSecond(flow: flow, clip: clip, preview: { counters = $0 }))
-    processed.append(counters.processed)
-    sent.append(counters.sent)
+  print(
+    "preview: a face flow on 288 real frames at 1280×720, frames per second of the frame loop, median of \(runs), one core"
+  )
+  for (name, clip) in [("MJPEG AVI", mjpeg), ("H.264 MP4", h264)] {
+    var plain: [Double] = []
+    var watched: [Double] = []
+    var sent: [Int64] = []
+    for _ in 0..<runs {
+      plain.append(try framesPerSecond(flow: flow, clip: clip, preview: nil))
+      var counters: (processed: Int64, sent: Int64) = (0, 0)
+      watched.append(try framesPerSecond(flow: flow, clip: clip, preview: { counters = $0 }))
+      sent.append(counters.sent)
+    }
+    let medianPlain = median(plain)
+    let medianWatched = median(watched)
+    print("  \(name), without the page            " + String(format: "%7.1f fps", medianPlain))
+    print(
+      "  \(name), with the page and slow ones  "
+        + String(
+          format: "%7.1f fps  (%.3f× of without; %lld frames sent to the clients)", medianWatched,
+          medianWatched / medianPlain, sent.sorted()[sent.count / 2]))
   }
-  let medianPlain = median(plain)
-  let medianWatched = median(watched)
-  print(
-    "preview: a face flow on 288 real frames (1280×720 MJPEG), frames per second of the frame loop, median of \(runs)")
-  print(String(format: "  without the page                        %7.1f fps", medianPlain))
-  print(
-    String(
-      format: "  with the page and a slow client         %7.1f fps  (%.3f× of without; %lld of %lld frames sent)",
-      medianWatched, medianWatched / medianPlain, sent.sorted()[sent.count / 2], processed.sorted()[processed.count / 2]
-    ))
 }
 
 private func median(_ values: [Double]) -> Double {
@@ -150,7 +152,19 @@ private final class SlowClients: @unchecked Sendable {
         }
       }
     }
-    threads = [slow, state]
+    let page = Thread { [self] in
+      var last: Int64?
+      while !isStopping {
+        if let frame = get(base + "/api/frame" + (last.map { "?after=\($0)" } ?? "")),
+          let object = try? JSONSerialization.jsonObject(with: frame) as? [String: Any],
+          let sequence = object["sequence"] as? Int
+        {
+          last = Int64(sequence)
+          _ = get(base + "/api/frame.jpg?sequence=\(sequence)")
+        }
+      }
+    }
+    threads = [page, slow, state]
     for thread in threads { thread.start() }
     // Connects, asks, and never reads.
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
