@@ -14,8 +14,8 @@ public struct LiveOptions: Sendable {
   public var previewPublic = false
   /// Reload the flow when its files change.
   public var watch = false
-  /// Take controls from the terminal's keyboard when it is one.
-  public var keys = true
+  /// The most frames a second the page gets.
+  public var previewFramesPerSecond = PreviewPublisher.defaultFramesPerSecond
 
   public init() {}
 
@@ -52,7 +52,7 @@ public final class LiveRun {
             "add --preview-public if that is what you want (anyone who reaches it sees the camera and can steer the run), or listen on 127.0.0.1"
         )
       }
-      let publisher = PreviewPublisher()
+      let publisher = PreviewPublisher(maximumFramesPerSecond: options.previewFramesPerSecond)
       publisher.attach(schema: session.measurementSchema)
       publisher.overlays = { [unowned session] in session.currentOverlays() }
       let earlier = session.onFlowLoaded
@@ -110,7 +110,7 @@ public final class LiveRun {
     var keys: TerminalKeys?
     // Ctrl-C must end the run through the session, not kill it with the terminal still taken.
     Interrupts.install()
-    if options.keys && TerminalKeys.isAvailable {
+    if TerminalKeys.isAvailable {
       let started = TerminalKeys(controls: controls, isPaused: { [paused] in paused.value })
       started.start()
       keys = started

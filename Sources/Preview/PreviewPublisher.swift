@@ -28,8 +28,9 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     /// The image: a camera's or a recording's JPEG as it came, or pixels
     /// encoded when a page asks for them; nil for a measurement trace.
     public var picture: Picture?
-    /// What the estimators drew on it (``OverlayDrawing``), as JSON.
-    public var overlays: [UInt8]
+    /// What the estimators drew on it (``OverlayDrawing``); written out as
+    /// JSON on the page's request, off the frame loop.
+    public var overlays: JSONObject
   }
 
   /// Asked on the frame loop for the shapes the estimators saw on a frame
@@ -71,7 +72,18 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   private var framesProcessed: Int64 = 0
   private var framesSent: Int64 = 0
 
-  public init() {}
+  /// The most frames a second handed to pages: what a person watching can
+  /// follow, and a bound on what the pages cost the run however fast they ask.
+  public let maximumFramesPerSecond: Double
+  private let minimumInterval: UInt64
+  private var lastHandedOver: UInt64 = 0
+
+  public static let defaultFramesPerSecond = 15.0
+
+  public init(maximumFramesPerSecond: Double = PreviewPublisher.defaultFramesPerSecond) {
+    self.maximumFramesPerSecond = maximumFramesPerSecond
+    minimumInterval = UInt64(1e9 / max(0.1, maximumFramesPerSecond))
+  }
 
   /// The run's measurement schema: set by the session before its first frame.
   public func attach(schema: MeasurementSchema) { encoder = TraceLineEncoder(schema: schema) }
@@ -107,8 +119,12 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     state.frame = measurements.index
     state.t = measurements.t
     version += 1
-    let wanted = frameWanted
-    if wanted { frameWanted = false }
+    let now = DispatchTime.now().uptimeNanoseconds
+    let wanted = frameWanted && now &- lastHandedOver >= minimumInterval
+    if wanted {
+      frameWanted = false
+      lastHandedOver = now
+    }
     lock.unlock()
     guard wanted else { return }
     // Outside the lock: the page's threads only wait for it.
@@ -120,7 +136,7 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     case .image(let image): picture = Picture(pixels: image.copy())
     case .unreadable, nil: picture = nil
     }
-    let shapes = Array(JSONValue.object(overlays?() ?? JSONObject()).jsonText.utf8)
+    let shapes = overlays?() ?? JSONObject()
     lock.lock()
     framesSent += 1
     latest = Frame(

@@ -62,6 +62,9 @@ public final class PreviewServer: @unchecked Sendable {
   static let longPoll = 1.0
   /// How often a waiting request looks again (state, frames, replies).
   static let poll = Duration.milliseconds(5)
+  /// How often a request for newer state or a newer frame looks again: a
+  /// fraction of a frame at the page's rate, and few wake-ups for the run's core.
+  static let waitPoll = Duration.milliseconds(15)
   /// The largest body of POST /api/settings.
   static let settingsLimit = 64 * 1024
   /// The least time between two answers of a state long poll.
@@ -159,7 +162,7 @@ public final class PreviewServer: @unchecked Sendable {
       while true {
         if let state = self.publisher.state(newerThan: after) { return Self.json(.ok, state) }
         if Date() >= deadline { return Self.json(.ok, self.publisher.state(newerThan: nil) ?? .null) }
-        try await Task.sleep(for: Self.poll)
+        try await Task.sleep(for: Self.waitPoll)
       }
     }
     router.get("/api/frame") { request, _ in
@@ -174,13 +177,14 @@ public final class PreviewServer: @unchecked Sendable {
               .utf8)
           bytes +=
             frame.measurements.last == UInt8(ascii: "\n") ? frame.measurements.dropLast() : frame.measurements[...]
-          bytes += Array(",\"overlays\":".utf8) + frame.overlays + Array("}".utf8)
+          bytes +=
+            Array(",\"overlays\":".utf8) + Array(JSONValue.object(frame.overlays).jsonText.utf8) + Array("}".utf8)
           return Self.response(.ok, bytes, type: "application/json")
         }
         if Date() >= deadline || self.publisher.isFinished {
           return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
-        try await Task.sleep(for: Self.poll)
+        try await Task.sleep(for: Self.waitPoll)
       }
     }
     router.get("/api/frame.jpg") { request, _ in

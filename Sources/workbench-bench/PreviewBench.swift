@@ -3,10 +3,11 @@
 // flow on the bundled real recording four times over at 1280×720, with the
 // real face estimator, once as MJPEG (the page gets the JPEG as it came) and
 // once as H.264 (the page's frames are copied on the loop and encoded on its
-// request). The clients: one like the page, asking for the next frame and its
-// image as soon as it has the last, and long-polling the state; a slow one
+// request). The clients, in a process of their own on the other core as a
+// browser would be: one like the page, asking for the next frame and its
+// image as soon as it has the last; one that long-polls the state; a slow one
 // that waits 250 ms between frames; one that asks for the state and never
-// reads the answer.
+// reads the answer. The run, its server included, stays on core 0.
 import Capture
 import Diagnostics
 import Flows
@@ -47,28 +48,64 @@ func runPreviewBenchmarks() throws {
   }
   """.write(toFile: flow, atomically: true, encoding: .utf8)
 
-  print(
-    "preview: a face flow on 288 real frames at 1280×720, frames per second of the frame loop, median of \(runs), one core"
-  )
-  for (name, clip) in [("MJPEG AVI", mjpeg), ("H.264 MP4", h264)] {
-    var plain: [Double] = []
-    var watched: [Double] = []
-    var sent: [Int64] = []
-    for _ in 0..<runs {
-      plain.append(try framesPerSecond(flow: flow, clip: clip, preview: nil))
-      var counters: (processed: Int64, sent: Int64) = (0, 0)
-      watched.append(try framesPerSecond(flow: flow, clip: clip, preview: { counters = $0 }))
-      sent.append(counters.sent)
+  // The run on core 0 and the clients on core 1, with the run's other
+  // threads (the page's server) first on core 0 too, then free to use core 1:
+  // what the page's work costs a run that has one core, and whether the
+  // frame loop ever waits for the page.
+  let placements: [(name: String, server: [Int])] = [
+    ("everything on core 0", [0]), ("frame loop alone on core 0", [0, 1]),
+  ]
+  print("preview: a face flow on 288 real frames at 1280×720, frames per second of the frame loop, median of \(runs)")
+  for placement in placements {
+    print("  \(placement.name) (the clients in their own process on core 1):")
+    for (name, clip) in [("MJPEG AVI", mjpeg), ("H.264 MP4", h264)] {
+      var plain: [Double] = []
+      var watched: [Double] = []
+      var sent: [Int64] = []
+      for _ in 0..<runs {
+        plain.append(try framesPerSecond(flow: flow, clip: clip, threads: placement.server, preview: nil))
+        var counters: (processed: Int64, sent: Int64) = (0, 0)
+        watched.append(
+          try framesPerSecond(flow: flow, clip: clip, threads: placement.server, preview: { counters = $0 }))
+        sent.append(counters.sent)
+      }
+      let medianPlain = median(plain)
+      let medianWatched = median(watched)
+      print("    \(name), without the page            " + String(format: "%7.1f fps", medianPlain))
+      print(
+        "    \(name), with the page and slow ones  "
+          + String(
+            format: "%7.1f fps  (%.3f× of without; %lld frames sent to the clients)", medianWatched,
+            medianWatched / medianPlain, sent.sorted()[sent.count / 2]))
     }
-    let medianPlain = median(plain)
-    let medianWatched = median(watched)
-    print("  \(name), without the page            " + String(format: "%7.1f fps", medianPlain))
-    print(
-      "  \(name), with the page and slow ones  "
-        + String(
-          format: "%7.1f fps  (%.3f× of without; %lld frames sent to the clients)", medianWatched,
-          medianWatched / medianPlain, sent.sorted()[sent.count / 2]))
   }
+  pinThreads(of: getpid(), to: [0])
+}
+
+/// Pins every thread of `process` to `cores` (util-linux's taskset);
+/// threads made later take their maker's cores.
+private func pinThreads(of process: pid_t, to cores: [Int]) {
+  taskset(["-a", "-p", "-c", cores.map(String.init).joined(separator: ","), String(process)])
+}
+
+/// Pins the calling thread to `cores`.
+private func pinThisThread(to cores: [Int]) {
+  // /proc/thread-self names this thread's task: .../task/TID.
+  guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"),
+    let task = link.split(separator: "/").last.map(String.init)
+  else { return }
+  taskset(["-p", "-c", cores.map(String.init).joined(separator: ","), task])
+}
+
+private func taskset(_ arguments: [String]) {
+  guard let program = executableOnPath("taskset") else { return }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: program)
+  process.arguments = arguments
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  try? process.run()
+  process.waitUntilExit()
 }
 
 private func median(_ values: [Double]) -> Double {
@@ -78,8 +115,11 @@ private func median(_ values: [Double]) -> Double {
 }
 
 private func framesPerSecond(
-  flow: String, clip: String, preview report: (((processed: Int64, sent: Int64)) -> Void)?
+  flow: String, clip: String, threads cores: [Int], preview report: (((processed: Int64, sent: Int64)) -> Void)?
 ) throws -> Double {
+  // The run's threads where the placement says, then the frame loop (this thread) on core 0.
+  pinThreads(of: getpid(), to: cores)
+  defer { pinThreads(of: getpid(), to: [0]) }
   var logger = Logger(label: "bench")
   logger.logLevel = .error
   var options = RunOptions(flow: RunSettings.flowOptions(flow), input: .file(clip))
@@ -105,6 +145,7 @@ private func framesPerSecond(
   // The frame loop only: opening the flow and starting the estimators cost the same either way.
   var frames = 0
   var start = nanoseconds()
+  pinThisThread(to: [0])
   if session.open() {
     start = nanoseconds()
     while session.step() { frames += 1 }
@@ -120,88 +161,76 @@ private func framesPerSecond(
   return Double(frames) / seconds
 }
 
-/// The page's slow cousins: see the top of this file.
-private final class SlowClients: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stopping = false
-  private var threads: [Thread] = []
-  private var silent: Int32 = -1
+/// The page and its slow cousins (see the top of this file), in a process
+/// of their own on the other core when there is one, as a browser would be:
+/// what they cost the run is the server's work for them, not their own.
+private final class SlowClients {
+  private var process: Process?
+  private let script: String
+
+  init() {
+    script = NSTemporaryDirectory() + "workbench-preview-clients-\(getpid()).py"
+    try? Self.source.write(toFile: script, atomically: true, encoding: .utf8)
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: script) }
 
   func start(port: Int) {
-    let base = "http://127.0.0.1:\(port)"
-    let slow = Thread { [self] in
-      var last: Int64?
-      while !isStopping {
-        if let frame = get(base + "/api/frame" + (last.map { "?after=\($0)" } ?? "")),
-          let object = try? JSONSerialization.jsonObject(with: frame) as? [String: Any],
-          let sequence = object["sequence"] as? Int
-        {
-          last = Int64(sequence)
-          _ = get(base + "/api/frame.jpg?sequence=\(sequence)")
-        }
-        Thread.sleep(forTimeInterval: 0.25)
-      }
+    guard let python = executableOnPath("python3") else { return }
+    let process = Process()
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    if cores > 1, let taskset = executableOnPath("taskset") {
+      process.executableURL = URL(fileURLWithPath: taskset)
+      process.arguments = ["-c", "1", python, script, String(port)]
+    } else {
+      process.executableURL = URL(fileURLWithPath: python)
+      process.arguments = [script, String(port)]
     }
-    let state = Thread { [self] in
-      var version: Int64?
-      while !isStopping {
-        if let body = get(base + "/api/state" + (version.map { "?after=\($0)" } ?? "")),
-          let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        {
-          version = (object["version"] as? Int).map(Int64.init)
-        }
-      }
-    }
-    let page = Thread { [self] in
-      var last: Int64?
-      while !isStopping {
-        if let frame = get(base + "/api/frame" + (last.map { "?after=\($0)" } ?? "")),
-          let object = try? JSONSerialization.jsonObject(with: frame) as? [String: Any],
-          let sequence = object["sequence"] as? Int
-        {
-          last = Int64(sequence)
-          _ = get(base + "/api/frame.jpg?sequence=\(sequence)")
-        }
-      }
-    }
-    threads = [page, slow, state]
-    for thread in threads { thread.start() }
-    // Connects, asks, and never reads.
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    if connected == 0 {
-      let request = "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
-      _ = request.withCString { send(socket, $0, strlen($0), 0) }
-      silent = socket
-    }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try? process.run()
+    self.process = process
   }
-
-  var isStopping: Bool { lock.withLock { stopping } }
 
   func stop() {
-    lock.withLock { stopping = true }
-    if silent >= 0 { close(silent) }
-    while threads.contains(where: { $0.isExecuting }) { Thread.sleep(forTimeInterval: 0.01) }
+    guard let process, process.isRunning else { return }
+    process.terminate()
+    process.waitUntilExit()
   }
 
-  private func get(_ url: String) -> Data? {
-    guard let url = URL(string: url) else { return nil }
-    final class Box: @unchecked Sendable { var data: Data? }
-    let box = Box()
-    let done = DispatchSemaphore(value: 0)
-    URLSession.shared.dataTask(with: URLRequest(url: url, timeoutInterval: 5)) { data, _, _ in
-      box.data = data
-      done.signal()
-    }.resume()
-    done.wait()
-    return box.data
-  }
+  static let source = """
+    import json, socket, sys, threading, time, urllib.request
+    base = "http://127.0.0.1:%s" % sys.argv[1]
+
+    def get(path):
+        try:
+            with urllib.request.urlopen(base + path, timeout=5) as answer:
+                return answer.read()
+        except Exception:
+            return None
+
+    def frames(pause):
+        last = None
+        while True:
+            body = get("/api/frame" + ("" if last is None else "?after=%d" % last))
+            if body:
+                frame = json.loads(body)
+                last = frame["sequence"]
+                get("/api/frame.jpg?sequence=%d" % last)
+            time.sleep(pause)
+
+    def states():
+        version = None
+        while True:
+            body = get("/api/state" + ("" if version is None else "?after=%d" % version))
+            if body:
+                version = json.loads(body)["version"]
+
+    silent = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    silent.sendall(b"GET /api/state HTTP/1.1\\r\\nHost: 127.0.0.1:%s\\r\\n\\r\\n" % sys.argv[1].encode())
+    for target, arguments in ((frames, (0,)), (frames, (0.25,)), (states, ())):
+        threading.Thread(target=target, args=arguments, daemon=True).start()
+    while True:
+        time.sleep(1)
+    """
 }

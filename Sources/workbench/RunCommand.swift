@@ -113,6 +113,13 @@ struct RunCommand: ParsableCommand {
       valueName: "addr:port"))
   var preview: String?
 
+  @Option(
+    name: .customLong("preview-fps"),
+    help: ArgumentHelp(
+      "The most frames a second the preview page gets (1 to 60; default 15): a bound on what the page costs the run.",
+      valueName: "n"))
+  var previewFPS: Double = PreviewPublisher.defaultFramesPerSecond
+
   @Flag(
     name: .customLong("preview-public"),
     help: "Let --preview listen on an address other machines can reach (anyone who reaches it sees the frames).")
@@ -147,6 +154,7 @@ struct RunCommand: ParsableCommand {
       guard !analytics.isEmpty else { throw ValidationError("--analytics-session-id goes with --analytics") }
     }
     if previewPublic && preview == nil { throw ValidationError("--preview-public goes with --preview ADDR:PORT") }
+    guard (1...60).contains(previewFPS) else { throw ValidationError("--preview-fps takes a number from 1 to 60") }
   }
 
   func run() throws {
@@ -184,6 +192,7 @@ struct RunCommand: ParsableCommand {
     var live = LiveOptions()
     do { live.preview = try preview.map(PreviewAddress.parse) } catch { throw fail(error) }
     live.previewPublic = previewPublic
+    live.previewFramesPerSecond = previewFPS
     live.watch = watch
     let outcome: RunOutcome
     if live.isLive {
