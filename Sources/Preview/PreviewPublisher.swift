@@ -69,6 +69,10 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   private var state = LiveView()
   private var frameWanted = false
   private var latest: Frame?
+  /// The pictures of the last few frames handed over, by sequence: two pages
+  /// open at once each get the image of the frame they were given.
+  private var recentPictures: [(sequence: Int64, picture: Picture?)] = []
+  private static let recentCount = 4
   private var framesProcessed: Int64 = 0
   private var framesSent: Int64 = 0
 
@@ -142,6 +146,8 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     latest = Frame(
       sequence: framesSent, index: measurements.index, t: measurements.t, measurements: line, picture: picture,
       overlays: shapes)
+    recentPictures.append((framesSent, picture))
+    if recentPictures.count > Self.recentCount { recentPictures.removeFirst() }
     version += 1
     lock.unlock()
   }
@@ -176,11 +182,10 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     return state.finished
   }
 
-  /// The JPEG of the frame the page was last given, by its sequence.
+  /// The JPEG of one of the last frames handed to pages, by its sequence.
   public func image(of sequence: Int64) -> [UInt8]? {
     let picture: Picture? = lock.withLock {
-      guard let latest, latest.sequence == sequence else { return nil }
-      return latest.picture
+      recentPictures.last { $0.sequence == sequence }?.picture
     }
     guard let picture else { return nil }
     return imageEncoderLock.withLock { picture.jpeg(using: imageEncoder) }
