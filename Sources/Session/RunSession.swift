@@ -178,11 +178,7 @@ public final class RunSession {
     let available =
       isTrace
       ? [] : RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
-    let features = RunAssembly.requiredFeatures(
-      flowNeeds: flow.declaredNeeds + recordingNeeds,
-      estimators: isTrace
-        ? [] : RunAssembly.chosenEstimators(available, wanted: RunAssembly.wanted(flow, also: recordingNeeds)),
-      recording: options.recordPath != nil)
+    let features = licenseFeatures(flow, available: available)
     onFlowLoaded?(flow, features)
     if let licenseCheck = options.licenseCheck {
       do { try licenseCheck(features) } catch {
@@ -304,19 +300,21 @@ public final class RunSession {
         help: "run it again to measure that from the camera; the flow you had goes on")
     }
     let available = RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
-    if let licenseCheck = options.licenseCheck {
-      let wanted = RunAssembly.wanted(flow, also: recordingNeeds)
-      try licenseCheck(
-        RunAssembly.requiredFeatures(
-          flowNeeds: flow.declaredNeeds + recordingNeeds,
-          estimators: RunAssembly.chosenEstimators(available, wanted: wanted), recording: options.recordPath != nil))
-    }
+    try options.licenseCheck?(licenseFeatures(flow, available: available))
     do {
       return try RunAssembly.pipeline(
         for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
     } catch {
       throw error.error
     }
+  }
+
+  /// The license features a run of `flow` with these estimators needs.
+  private func licenseFeatures(_ flow: LoadedFlow, available: [any Estimator]) -> [String] {
+    RunAssembly.requiredFeatures(
+      flowNeeds: flow.declaredNeeds + recordingNeeds,
+      estimators: RunAssembly.chosenEstimators(available, wanted: RunAssembly.wanted(flow, also: recordingNeeds)),
+      recording: options.recordPath != nil)
   }
 
   /// Ends the run now, for `ending`, unless it has ended already: the one

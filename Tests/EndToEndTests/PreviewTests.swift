@@ -52,6 +52,24 @@ struct PreviewTests {
     throw CancellationError()
   }
 
+  /// The run's state once `predicate` holds; an issue naming `what` when it
+  /// never does within a generous safety limit (not a timing check).
+  @discardableResult
+  static func state(
+    at base: String, until what: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ predicate: (JSONValue) -> Bool
+  ) throws -> JSONValue {
+    let deadline = Date().addingTimeInterval(60)
+    var state = JSONValue.null
+    while Date() < deadline {
+      state = try request("GET", base + "/api/state").json
+      if predicate(state) { return state }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    Issue.record("never saw \(what): \(state)", sourceLocation: sourceLocation)
+    return state
+  }
+
   @Test func aScriptDrivesTheRunThroughTheAPIAndEveryControlIsAnEvent() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
@@ -63,13 +81,9 @@ struct PreviewTests {
       ], folder: folder)
     let base = try Self.address(of: run)
 
-    var state = try Self.request("GET", base + "/api/state")
-    // The page may ask before the flow has loaded: a generous safety limit, not a timing check.
-    let loaded = Date().addingTimeInterval(60)
-    while state.json["flow"]?.stringValue == "" && Date() < loaded {
-      Thread.sleep(forTimeInterval: 0.02)
-      state = try Self.request("GET", base + "/api/state")
-    }
+    // The page may ask before the flow has loaded.
+    try Self.state(at: base, until: "the flow loaded") { $0["flow"]?.stringValue != "" }
+    let state = try Self.request("GET", base + "/api/state")
     #expect(state.status == 200)
     for key in ["frame", "t", "paused", "step", "status", "hint", "flow"] {
       #expect(state.json[key] != nil, "state has no \(key): \(state.json)")
@@ -116,14 +130,10 @@ struct PreviewTests {
     let resumed = try Self.request("POST", base + "/api/resume")
     #expect(resumed.status == 200, "\(resumed.json)")
     #expect(resumed.json["message"]?.stringValue?.contains("liveness.front_yaw=20") == true, "\(resumed.json)")
-    // The flow started over with the new setting: its range is ±20 (a safety limit, not a timing check).
-    var range: JSONValue?
-    let deadline = Date().addingTimeInterval(60)
-    while range == nil && Date() < deadline {
-      let now = try Self.request("GET", base + "/api/state")
-      if now.json["step"]?["name"]?.stringValue == "face front-on" { range = now.json["step"] }
-      Thread.sleep(forTimeInterval: 0.01)
-    }
+    // The flow started over with the new setting: its range is ±20.
+    let range = try Self.state(at: base, until: "the restarted range step") {
+      $0["step"]?["name"]?.stringValue == "face front-on"
+    }["step"]
     #expect(range?["thresholds"]?.arrayValue?.first?["max"]?.doubleValue == 20, "\(range ?? .null)")
     let shot = try Self.request("POST", base + "/api/best-shot")
     #expect(shot.status == 200, "the flow runs: \(shot.json)")
@@ -239,31 +249,23 @@ struct LiveControlTests {
         "--quiet",
       ], folder: folder)
     let base = try PreviewTests.address(of: run)
-    func waitForState(_ what: String, _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
-      // A generous safety limit, not a timing check.
-      let deadline = Date().addingTimeInterval(60)
-      var state = JSONValue.null
-      while Date() < deadline {
-        state = try PreviewTests.request("GET", base + "/api/state").json
-        if predicate(state) { return state }
-        Thread.sleep(forTimeInterval: 0.05)
-      }
-      Issue.record("never saw \(what): \(state)")
-      return state
-    }
-    _ = try waitForState("the first run") { ($0["runs"]?.integerValue ?? 0) >= 1 }
+    _ = try PreviewTests.state(at: base, until: "the first run") { ($0["runs"]?.integerValue ?? 0) >= 1 }
     try "return { limit = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
-    _ = try waitForState("the reload for the module") { ($0["runs"]?.integerValue ?? 0) >= 2 }
+    _ = try PreviewTests.state(at: base, until: "the reload for the module") { ($0["runs"]?.integerValue ?? 0) >= 2 }
     try "return {\n  limit = = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
-    let failed = try waitForState("the module's error") { $0["reload_error"] != .null && $0["reload_error"] != nil }
+    let failed = try PreviewTests.state(at: base, until: "the module's error") {
+      $0["reload_error"] != .null && $0["reload_error"] != nil
+    }
     #expect(failed["reload_error"]?["error"]?.stringValue?.contains("angles.lua:2:") == true, "\(failed)")
     #expect(failed["runs"]?.integerValue == 2, "the broken module started no run: \(failed)")
     let catalog = folder.file("nod/messages/en.json")
     let text = try #require(fileText(catalog))
     try "return { limit = 12 }\n".write(toFile: module, atomically: true, encoding: .utf8)
-    _ = try waitForState("the reload of the fixed module") { ($0["runs"]?.integerValue ?? 0) >= 3 }
+    _ = try PreviewTests.state(at: base, until: "the reload of the fixed module") {
+      ($0["runs"]?.integerValue ?? 0) >= 3
+    }
     try (text + "\n").write(toFile: catalog, atomically: true, encoding: .utf8)
-    _ = try waitForState("the reload for the catalog") { ($0["runs"]?.integerValue ?? 0) >= 4 }
+    _ = try PreviewTests.state(at: base, until: "the reload for the catalog") { ($0["runs"]?.integerValue ?? 0) >= 4 }
     _ = try PreviewTests.request("POST", base + "/api/close")
     let outcome = run.wait()
     #expect(outcome.status == 0 || outcome.status == 1, "\(outcome)")
@@ -322,22 +324,12 @@ struct LiveControlTests {
         "best_shot.wait_for_command=true", "--events", eventsPath, "--quiet",
       ], folder: folder)
     let base = try PreviewTests.address(of: run)
-    // A generous safety limit, not a timing check.
-    var deadline = Date().addingTimeInterval(60)
-    var state = JSONValue.null
-    while Date() < deadline && (state["frame"]?.integerValue ?? 0) < 45 {
-      state = try PreviewTests.request("GET", base + "/api/state").json
-      Thread.sleep(forTimeInterval: 0.05)
-    }
+    var state = try PreviewTests.state(at: base, until: "frame 45") { ($0["frame"]?.integerValue ?? 0) >= 45 }
     #expect(state["result"] == .null, "the step did not wait: \(state)")
     #expect(state["statuses"]?.arrayValue?.isEmpty == true, "it searched before the command: \(state)")
     let sent = try PreviewTests.request("POST", base + "/api/best-shot")
     #expect(sent.status == 200, "\(sent.json)")
-    deadline = Date().addingTimeInterval(60)
-    while Date() < deadline && (state["result"] ?? .null) == .null {
-      state = try PreviewTests.request("GET", base + "/api/state").json
-      Thread.sleep(forTimeInterval: 0.05)
-    }
+    state = try PreviewTests.state(at: base, until: "the result") { ($0["result"] ?? .null) != .null }
     #expect(state["result"]?["reason"]?.stringValue == "passed", "\(state)")
     _ = try PreviewTests.request("POST", base + "/api/close")
     let outcome = run.wait()
@@ -409,22 +401,10 @@ struct LiveControlTests {
         "--events", eventsPath, "--quiet",
       ], folder: folder)
     let base = try PreviewTests.address(of: run)
-    func waitForState(_ what: String, _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
-      // A generous safety limit, not a timing check.
-      let deadline = Date().addingTimeInterval(60)
-      var state = JSONValue.null
-      while Date() < deadline {
-        state = try PreviewTests.request("GET", base + "/api/state").json
-        if predicate(state) { return state }
-        Thread.sleep(forTimeInterval: 0.05)
-      }
-      Issue.record("never saw \(what): \(state)")
-      return state
-    }
-    _ = try waitForState("the first run") { ($0["frame"]?.integerValue ?? 0) > 0 }
+    _ = try PreviewTests.state(at: base, until: "the first run") { ($0["frame"]?.integerValue ?? 0) > 0 }
     // Now it reads a face, which the first flow's estimators did not measure.
     try write("face.count", above: 0.5)
-    let state = try waitForState("the reloaded flow's result") {
+    let state = try PreviewTests.state(at: base, until: "the reloaded flow's result") {
       ($0["runs"]?.integerValue ?? 0) >= 2 && $0["result"] != .null && $0["result"] != nil
     }
     #expect(state["result"]?["reason"]?.stringValue == "passed", "the face was measured after the reload: \(state)")
