@@ -148,8 +148,8 @@ let package = Package(
     .target(
       name: "Scenarios",
       dependencies: [
-        "Session", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "CardScenes", "FaceScenes", "Settings", "Licensing", "Randomness", "Gallery",
+        "Session", "RunComposition", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting",
+        "Diagnostics", "JSONCore", "CardScenes", "FaceScenes", "Settings", "Licensing", "Randomness", "Gallery",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // `workbench new`: a folder with a working flow from configs/templates/.
@@ -177,13 +177,24 @@ let package = Package(
         "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Randomness",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    // One run of a flow, and the one object that drives it: inputs, estimators, outputs, lifecycle.
+    // One run of a flow, and the one object that drives it: inputs, the estimator pipeline, outputs,
+    // lifecycle. Which estimators exist and who the faces are is given to it (RunComposition).
     .target(
       name: "Session",
       dependencies: [
         "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
-        "Capture", "Estimators", "Integrity", "Licensing", "FaceEstimation", "CardEstimation", "CardGeometry",
-        "Analytics", "SessionReport", "FaceRecognition", "Gallery",
+        "Capture", "Estimators", "Integrity", "Licensing", "CardGeometry",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // A session with workbench's own parts: the estimators (face, card, recognition, plugins), the
+    // gallery as the flows' identity, every run setting, the report and analytics outputs of `run`.
+    .target(
+      name: "RunComposition",
+      dependencies: [
+        "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging", "Capture",
+        "Estimators", "Licensing", "FaceEstimation", "CardEstimation", "Analytics", "SessionReport",
+        "FaceRecognition", "Gallery",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The live preview: the page, its HTTP API, the file watcher, the terminal's keys. docs/preview.md.
@@ -200,8 +211,8 @@ let package = Package(
     .executableTarget(
       name: "workbench",
       dependencies: [
-        "Session", "Preview", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators", "JSONCore", "Capture",
-        "Licensing",
+        "Session", "RunComposition", "Preview", "Flows", "Settings", "Diagnostics", "Reporting", "Estimators",
+        "JSONCore", "Capture", "Licensing",
         "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
         "SessionReport",
         "Gallery", "FaceRecognition", "FaceEstimation",
@@ -211,8 +222,8 @@ let package = Package(
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
-        "Session", "Preview", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics", "Imaging", "Capture",
-        "Estimators",
+        "Session", "RunComposition", "Preview", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics",
+        "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.
@@ -226,7 +237,7 @@ let package = Package(
       name: "FuzzTargets",
       dependencies: [
         "Capture", "Diagnostics", "Imaging", "JSONCore", "LicenseActivation", "Licensing", "Measurements", "Messages",
-        "Scenarios", "Session", "Settings",
+        "Scenarios", "RunComposition", "Settings",
       ]),
     // libFuzzer's entry points when built by scripts/fuzz; otherwise a tool to list, seed and replay.
     .executableTarget(name: "workbench-fuzz", dependencies: ["FuzzTargets"]),
@@ -272,8 +283,8 @@ let package = Package(
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "Flows", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
-        "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
+        "Session", "RunComposition", "Flows", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting",
+        "Estimators", "Imaging", "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
@@ -311,13 +322,15 @@ let package = Package(
     .testTarget(
       name: "FlowsTests",
       dependencies: [
-        "Flows", "Session", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
-        "CardEstimation",
-        "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
+        "Flows", "ReportingTesting", "TestSupport", "Measurements", "Settings", "Reporting", "Diagnostics", "JSONCore",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session"],
+      dependencies: [
+        "workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session",
+        "RunComposition",
+      ],
       exclude: ["Fixtures"]),
   ]
 )

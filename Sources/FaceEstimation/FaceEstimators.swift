@@ -12,7 +12,7 @@ public enum FaceEstimators {
   public static let defaultModelPath = "models/face_landmarker.task"
   public static let libraryVariable = "WORKBENCH_MEDIAPIPE_LIB"
   public static let modelVariable = "WORKBENCH_FACE_MODEL"
-  public static let installCommand = "scripts/install-face-backend"
+  public static let installCommand = WorkbenchHome.faceBackendInstallCommand
 
   /// The settings of the face estimator (docs/face.md).
   public static let settingDeclarations: [SettingDeclaration] = [

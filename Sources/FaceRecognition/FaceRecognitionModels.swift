@@ -9,7 +9,7 @@ public struct FaceRecognitionModels: Sendable, Equatable {
   public static let defaultShapeModel = "models/shape_predictor_5_face_landmarks.dat"
   public static let recognitionVariable = "WORKBENCH_FACE_RECOGNITION_MODEL"
   public static let shapeVariable = "WORKBENCH_FACE_SHAPE_MODEL"
-  public static let installCommand = "scripts/install-face-backend"
+  public static let installCommand = WorkbenchHome.faceBackendInstallCommand
 
   public var recognitionModel: String
   public var shapeModel: String

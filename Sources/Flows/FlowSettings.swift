@@ -1,7 +1,7 @@
 import Diagnostics
 import Settings
 
-/// The flow engine's own settings. A run adds its estimators' (the Session
+/// The flow engine's own settings. A run adds its estimators' (the RunComposition
 /// module's `RunSettings`); flows declare their own on top (wb.settings).
 public enum FlowSettings {
   public static let engine: [SettingDeclaration] = [

@@ -7,6 +7,7 @@ import LicenseActivation
 import Licensing
 import Measurements
 import Messages
+import RunComposition
 import Scenarios
 import Session
 import Settings

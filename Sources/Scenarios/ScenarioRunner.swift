@@ -6,6 +6,7 @@ import JSONCore
 import Logging
 import Measurements
 import Reporting
+import RunComposition
 import Scripting
 import Session
 import Settings

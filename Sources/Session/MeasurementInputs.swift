@@ -170,3 +170,15 @@ final class FrameInput: MeasurementInput {
     WorkbenchError(.input, error.message, at: SourceLocation(file: error.source), help: error.help)
   }
 }
+
+extension FlowRunner {
+  /// Input notes become events at the frame they concern.
+  func note(_ note: InputNote) {
+    switch note {
+    case .skipped(let index, let t, let reason):
+      frameSkipped(index: index, t: t, reason: reason)
+    case .dropped(let count, let total, let t, let index):
+      framesDropped(count: count, total: total, t: t, index: index)
+    }
+  }
+}

@@ -14,7 +14,7 @@ import Settings
 /// command line, the QA runner and anything else that runs a flow open it,
 /// feed it frame by frame, may pause, resume or restart it, and close it.
 ///
-///     let session = RunSession(options, logger: logger)
+///     let session = RunSession(options, logger: logger, estimators: provider)
 ///     session.addEventSink(mySink)           // before open
 ///     if session.open() { while session.step() {} }
 ///     let outcome = session.close()          // every output complete
@@ -47,6 +47,8 @@ public final class RunSession {
 
   private let logger: Logger
   private let openFrames: SourceOpener
+  private let estimatorProvider: any EstimatorProvider
+  private let makeIdentity: IdentityMaker?
   private let sinks = FanOutEventSink()
   /// The runner's events go through here: its `result` waits for the
   /// outputs to finish, so that it can name what they wrote.
@@ -89,15 +91,18 @@ public final class RunSession {
   /// A close control arrived: a live run ends for good.
   public private(set) var closeRequested = false
 
-  public init(_ options: RunOptions, logger: Logger, openFrames: @escaping SourceOpener = FrameSources.open) {
+  /// A session whose estimators come from `estimators` and whose faces are
+  /// told apart by what `identity` makes (nil: flows that compare faces
+  /// get no answers).
+  public init(
+    _ options: RunOptions, logger: Logger, estimators: any EstimatorProvider, identity: IdentityMaker? = nil,
+    openFrames: @escaping SourceOpener = FrameSources.open
+  ) {
     self.options = options
     self.logger = logger
+    self.estimatorProvider = estimators
+    self.makeIdentity = identity
     self.openFrames = openFrames
-  }
-
-  /// One whole run: open, every frame, close.
-  public static func run(_ options: RunOptions, logger: Logger) -> RunOutcome {
-    RunSession(options, logger: logger).run()
   }
 
   public func run() -> RunOutcome {
@@ -177,7 +182,7 @@ public final class RunSession {
     self.flow = flow
     let available =
       isTrace
-      ? [] : RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
+      ? [] : estimatorProvider.estimators(for: flow, also: recordingNeeds, logger: logger)
     let features = licenseFeatures(flow, available: available)
     onFlowLoaded?(flow, features)
     if let licenseCheck = options.licenseCheck {
@@ -299,7 +304,7 @@ public final class RunSession {
         at: SourceLocation(file: flow.displayPath),
         help: "run it again to measure that from the camera; the flow you had goes on")
     }
-    let available = RunAssembly.availableEstimators(flow, also: recordingNeeds, logger: logger)
+    let available = estimatorProvider.estimators(for: flow, also: recordingNeeds, logger: logger)
     try options.licenseCheck?(licenseFeatures(flow, available: available))
     do {
       return try RunAssembly.pipeline(
@@ -571,8 +576,14 @@ public final class RunSession {
     if let artifacts, let frames = frameInput {
       flow.capturer = { [unowned artifacts, unowned frames] name in artifacts.capture(name, from: frames) }
     }
-    flow.identity = RunIdentity.make(
-      pipeline: pipeline, frames: frameInput, settings: flow.settings, artifacts: artifacts?.folder)
+    if let frames = frameInput, let makeIdentity {
+      let context = IdentityContext(
+        estimators: frames.pipeline.estimators, currentFrame: { [unowned frames] in frames.pipeline.lastDecoded },
+        settings: flow.settings, artifacts: artifacts?.folder)
+      flow.identity = makeIdentity(context)
+    } else {
+      flow.identity = nil
+    }
   }
 
   private func stepWhilePaused(_ input: any MeasurementInput) -> Bool {

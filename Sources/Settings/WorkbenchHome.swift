@@ -14,6 +14,10 @@ public struct WorkbenchHome: Sendable {
 
   public init(root: String) { self.root = root }
 
+  /// The command that installs the face backend and the recognition models
+  /// into this folder (MediaPipe's library, its model, dlib's models).
+  public static let faceBackendInstallCommand = "scripts/install-face-backend"
+
   public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment)
     throws(WorkbenchError) -> WorkbenchHome
   {

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import Measurements
 import Reporting
+import RunComposition
 import Session
 
 #if canImport(Glibc)

@@ -14,6 +14,7 @@ import Flows
 import Foundation
 import Logging
 import Preview
+import RunComposition
 import Session
 
 #if canImport(FoundationNetworking)

@@ -4,6 +4,7 @@ import Flows
 import Foundation
 import Imaging
 import Logging
+import RunComposition
 import Session
 
 #if canImport(Glibc)

@@ -9,6 +9,7 @@ import Gallery
 import Imaging
 import JSONCore
 import Logging
+import RunComposition
 import Session
 
 #if canImport(Glibc)

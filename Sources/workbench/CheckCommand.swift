@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnostics
 import Flows
 import Logging
+import RunComposition
 import Session
 import Settings
 

@@ -6,6 +6,7 @@ import FaceRecognition
 import Flows
 import JSONCore
 import Logging
+import RunComposition
 import Session
 import Settings
 
@@ -37,7 +38,7 @@ struct EstimatorsCommand: ParsableCommand {
     let home: WorkbenchHome
     do { home = try WorkbenchHome.locate() } catch { throw fail(error) }
     let (_, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
-    let estimators = RunAssembly.availableEstimators(home, logger: Logger(label: "workbench"))
+    let estimators = StandardEstimators.availableEstimators(home, logger: Logger(label: "workbench"))
     if json {
       let list: [JSONValue] = estimators.map { estimator in
         let descriptor = estimator.descriptor

@@ -7,6 +7,7 @@ import Foundation
 import Licensing
 import Logging
 import Preview
+import RunComposition
 import Scenarios
 import Session
 

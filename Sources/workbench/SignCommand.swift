@@ -5,6 +5,7 @@ import Foundation
 import Integrity
 import Licensing
 import Logging
+import RunComposition
 import Session
 
 struct SignCommand: ParsableCommand {

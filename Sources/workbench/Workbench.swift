@@ -3,6 +3,7 @@ import Diagnostics
 import Flows
 import Foundation
 import Logging
+import RunComposition
 import Session
 
 struct Workbench: ParsableCommand {

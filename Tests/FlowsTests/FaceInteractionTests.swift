@@ -2,7 +2,6 @@ import Flows
 import Measurements
 import Reporting
 import ReportingTesting
-import Session
 import TestSupport
 import Testing
 
@@ -36,7 +35,8 @@ private func face(
 }
 
 private func example(_ name: String, set: [String] = [], seed: Int64? = nil) -> FlowOptions {
-  var options = RunSettings.flowOptions(packageRootPath + "/examples/\(name).lua")
+  var options = FlowOptions(
+    flowPath: packageRootPath + "/examples/\(name).lua", settingDeclarations: EstimatorSettingsDouble.declarations)
   options.assignments = set
   options.seed = seed
   return options

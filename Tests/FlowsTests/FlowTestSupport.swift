@@ -6,7 +6,7 @@ import Logging
 import Measurements
 import Reporting
 import ReportingTesting
-import Session
+import Settings
 import TestSupport
 
 /// A flow written to a temporary folder, with optional catalogs of its own.
@@ -26,7 +26,7 @@ struct FlowFixture {
   }
 
   func options(set assignments: [String] = [], language: String? = nil, seed: Int64? = nil) -> FlowOptions {
-    var options = FlowOptions(flowPath: path, settingDeclarations: RunSettings.declarations)
+    var options = FlowOptions(flowPath: path, settingDeclarations: EstimatorSettingsDouble.declarations)
     options.assignments = assignments
     options.language = language
     options.seed = seed
@@ -92,3 +92,33 @@ func run(_ fixture: FlowFixture, _ script: FrameScript, options: FlowOptions? = 
 }
 
 func yaw(_ value: Double) -> [String: MeasurementValue] { ["face.yaw": .number(value)] }
+
+/// The settings a run declares besides the flow engine's, as a double: the
+/// estimators' keys of the bundled configs/settings.json, typed by their
+/// values. The flows under test read none of them, but the bundled file sets
+/// them, and these tests link no estimator to declare them for real.
+enum EstimatorSettingsDouble {
+  static let declarations: [SettingDeclaration] = {
+    let engine = FlowSettings.engine
+    let known = Set(engine.map(\.key))
+    guard let text = try? String(contentsOfFile: packageRootPath + "/configs/settings.json", encoding: .utf8),
+      let bundled = try? JSONParser.parse(text)
+    else { return engine }
+    var declarations = engine
+    func declare(_ value: JSONValue, at key: String) {
+      switch value {
+      case .object(let object):
+        for (name, inner) in object.entries { declare(inner, at: key.isEmpty ? name : key + "." + name) }
+      case _ where known.contains(key):
+        return
+      case .bool(let flag): declarations.append(.boolean(key, default: flag, doc: "test double"))
+      case .integer(let integer): declarations.append(.number(key, default: Double(integer), doc: "test double"))
+      case .number(let number): declarations.append(.number(key, default: number, doc: "test double"))
+      case .string(let text): declarations.append(.string(key, default: text, doc: "test double"))
+      default: return
+      }
+    }
+    declare(bundled, at: "")
+    return declarations
+  }()
+}

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import RunComposition
 import Session
 import Settings
 import TestSupport

@@ -9,6 +9,7 @@ import JSONCore
 import Logging
 import Measurements
 import ReportingTesting
+import RunComposition
 import TestSupport
 import Testing
 

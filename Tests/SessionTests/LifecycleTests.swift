@@ -5,6 +5,7 @@ import Foundation
 import JSONCore
 import Measurements
 import ReportingTesting
+import RunComposition
 import TestSupport
 import Testing
 

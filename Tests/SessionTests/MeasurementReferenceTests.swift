@@ -1,6 +1,7 @@
 import Flows
 import Logging
 import Measurements
+import RunComposition
 import Session
 import Settings
 import Testing

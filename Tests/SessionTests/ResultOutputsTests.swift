@@ -5,6 +5,7 @@ import JSONCore
 import Measurements
 import Reporting
 import ReportingTesting
+import RunComposition
 import TestSupport
 import Testing
 

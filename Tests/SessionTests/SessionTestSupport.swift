@@ -5,6 +5,7 @@ import Flows
 import Foundation
 import JSONCore
 import Logging
+import RunComposition
 import Session
 import TestSupport
 

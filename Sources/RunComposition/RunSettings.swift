@@ -17,15 +17,3 @@ public enum RunSettings {
     FlowOptions(flowPath: path, settingDeclarations: declarations)
   }
 }
-
-extension FlowRunner {
-  /// Input notes become events at the frame they concern.
-  func note(_ note: InputNote) {
-    switch note {
-    case .skipped(let index, let t, let reason):
-      frameSkipped(index: index, t: t, reason: reason)
-    case .dropped(let count, let total, let t, let index):
-      framesDropped(count: count, total: total, t: t, index: index)
-    }
-  }
-}

@@ -3,6 +3,7 @@ import Diagnostics
 import Foundation
 import JSONCore
 import Licensing
+import Session
 import Settings
 
 /// The analytics trace of a run (docs/analytics.md): its mapping, and the

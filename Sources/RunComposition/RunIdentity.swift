@@ -6,6 +6,7 @@ import Foundation
 import Gallery
 import Imaging
 import JSONCore
+import Session
 import Settings
 
 /// Who the faces of a run are: descriptors of the frame being processed,
@@ -15,7 +16,8 @@ import Settings
 /// (docs/gallery.md), so that a flow can end with its own result code.
 final class RunIdentity: FaceIdentity {
   private let describer: FaceDescriptorEstimator
-  private let frames: FrameInput
+  private let estimators: [any Estimator]
+  private let currentFrame: () -> DecodedFrame
   private let location: String
   private let threshold: Float
   private var gallery: Gallery?
@@ -25,29 +27,26 @@ final class RunIdentity: FaceIdentity {
   private let artifacts: ArtifactFolder?
   private var comparisons = 0
 
-  init(
-    describer: FaceDescriptorEstimator, frames: FrameInput, settings: ResolvedSettings, artifacts: ArtifactFolder?
-  ) {
+  init(describer: FaceDescriptorEstimator, context: IdentityContext) {
     self.describer = describer
-    self.frames = frames
-    self.artifacts = artifacts
-    location = settings.string("gallery.location") ?? ""
-    threshold = Float(settings.number("gallery.threshold") ?? Double(Gallery.defaultThreshold))
+    estimators = context.estimators
+    currentFrame = context.currentFrame
+    artifacts = context.artifacts
+    location = context.settings.string("gallery.location") ?? ""
+    threshold = Float(context.settings.number("gallery.threshold") ?? Double(Gallery.defaultThreshold))
   }
 
-  /// The run's descriptor estimator, when its steps need descriptors and
-  /// the input has frames.
-  static func make(
-    pipeline: FramePipeline?, frames: FrameInput?, settings: ResolvedSettings, artifacts: ArtifactFolder?
-  ) -> RunIdentity? {
-    guard let frames,
-      let describer = pipeline?.estimators.lazy.compactMap({ $0 as? FaceDescriptorEstimator }).first
-    else { return nil }
-    return RunIdentity(describer: describer, frames: frames, settings: settings, artifacts: artifacts)
+  /// The run's identity, when its steps need descriptors (the run has the
+  /// descriptor estimator).
+  public static func make(_ context: IdentityContext) -> (any FaceIdentity)? {
+    guard let describer = context.estimators.lazy.compactMap({ $0 as? FaceDescriptorEstimator }).first else {
+      return nil
+    }
+    return RunIdentity(describer: describer, context: context)
   }
 
   func describe(_ name: String, source: String) -> JSONObject {
-    let decoded = frames.pipeline.lastDecoded
+    let decoded = currentFrame()
     do {
       let described: DescribedFace
       let pixels: ImageBuffer
@@ -212,7 +211,7 @@ final class RunIdentity: FaceIdentity {
   }
 
   private func portraitImage(_ decoded: DecodedFrame) -> ImageBuffer? {
-    for estimator in frames.pipeline.estimators {
+    for estimator in estimators {
       guard let provider = estimator as? any CaptureImageProvider, provider.captureImageNames.contains("portrait")
       else { continue }
       if let image = provider.captureImage(named: "portrait", frame: decoded), image.format == .rgb8 {

@@ -31,7 +31,7 @@ public enum MeasurementReferences {
   /// The estimators a run could have, asking for nothing (so that a
   /// missing face backend is not tried, nor warned about).
   public static func available(_ home: WorkbenchHome, settings: ResolvedSettings?, logger: Logger) -> [any Estimator] {
-    RunAssembly.availableEstimators(home, settings: settings, wanted: [], logger: logger)
+    StandardEstimators.availableEstimators(home, settings: settings, wanted: [], logger: logger)
   }
 
   /// The measurements the trace at `path` holds (a run on it reads nothing else).

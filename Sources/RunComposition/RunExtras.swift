@@ -5,6 +5,7 @@ import Foundation
 import Licensing
 import Logging
 import Reporting
+import Session
 import Settings
 
 /// What `run --report` and `run --analytics` add to a run: the files the
