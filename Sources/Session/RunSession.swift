@@ -38,18 +38,18 @@ public final class RunSession {
   }
 
   public let options: RunOptions
-  public private(set) var state = State.created
+  public internal(set) var state = State.created
   /// The flow, once loaded (a restart loads it again).
-  public private(set) var flow: LoadedFlow?
+  public internal(set) var flow: LoadedFlow?
   /// Called once the flow has loaded, before the input opens, with the
   /// license features the run needs (what it measures: card, face).
   public var onFlowLoaded: ((LoadedFlow, [String]) -> Void)?
 
-  private let logger: Logger
+  let logger: Logger
   private let openFrames: SourceOpener
   private let estimatorProvider: any EstimatorProvider
   private let makeIdentity: IdentityMaker?
-  private let sinks = FanOutEventSink()
+  let sinks = FanOutEventSink()
   /// The runner's events go through here: its `result` waits for the
   /// outputs to finish, so that it can name what they wrote.
   private lazy var resultHold = HeldResultSink(sinks)
@@ -58,24 +58,24 @@ public final class RunSession {
   private var liveSinks: [any EventSink] = []
   private var frameSourceWrappers: [(any FrameSource) -> any FrameSource] = []
   private var inputWrappers: [(any MeasurementInput, MeasurementSchema) -> any MeasurementInput] = []
-  private var eventsToStandardOutput = false
+  var eventsToStandardOutput = false
   private var statusLine: StatusLineOutput?
   private var recording: RecordingOutput?
   private var artifacts: ArtifactsOutput?
   private var trace: TraceOutput?
-  private var runner: FlowRunner?
-  private var input: (any MeasurementInput)?
+  var runner: FlowRunner?
+  var input: (any MeasurementInput)?
   private var frameInput: FrameInput?
   private var pipeline: FramePipeline?
   /// What the pipeline's estimators were chosen for (nil: every estimator).
   private var pipelineMeasures: [String]?
   /// Whether the run ended because an estimator could not start.
-  private var estimatorFailedToStart = false
+  var estimatorFailedToStart = false
   private var pacer: RealtimePacer?
   private var clock = PauseClock()
   /// The outcome of a run that ended before its flow ran.
   private var earlyOutcome: RunOutcome?
-  private var problems: [Diagnostic] = []
+  var problems: [Diagnostic] = []
   private var closedOutcome: RunOutcome?
   /// Where live controls arrive (the preview, the terminal's keys, the
   /// file watcher); nil for a run nobody watches. Set before ``open()``.
@@ -85,11 +85,11 @@ public final class RunSession {
   public var onControl: ((LiveControl, ControlReply) -> Void)?
   /// The flow's options as the next restart loads them: the run's own, with
   /// the settings applied since.
-  private lazy var flowOptions = options.flow
+  lazy var flowOptions = options.flow
   /// Settings sent while paused, applied on resume.
-  private var pendingAssignments: [String] = []
+  var pendingAssignments: [String] = []
   /// A close control arrived: a live run ends for good.
-  public private(set) var closeRequested = false
+  public internal(set) var closeRequested = false
 
   /// A session whose estimators come from `estimators` and whose faces are
   /// told apart by what `identity` makes (nil: flows that compare faces
@@ -376,109 +376,6 @@ public final class RunSession {
     return shapes
   }
 
-  // MARK: Live controls
-
-  /// Takes every control that has arrived, in order, each with its event.
-  private func takeControls(_ controls: ControlMailbox) {
-    while let request = controls.take() {
-      let reply = take(request.control, source: request.source)
-      request.reply(reply)
-      onControl?(request.control, reply)
-    }
-  }
-
-  private func take(_ control: LiveControl, source: String) -> ControlReply {
-    let sender = JSONObject([("source", .string(source))])
-    guard state == .running || state == .paused || state == .ended, let runner else {
-      return ControlReply(.refused, "the run is over")
-    }
-    switch control {
-    case .pause:
-      guard state == .running else {
-        return ControlReply(.done, state == .paused ? "already paused" : "the flow has ended")
-      }
-      pause(sender)
-      return ControlReply(.done, "paused")
-    case .resume:
-      guard state == .paused else { return ControlReply(.done, "not paused") }
-      resume(sender)
-      guard !pendingAssignments.isEmpty else { return ControlReply(.done, "resumed") }
-      return startOver(action: "restart", sender, done: "resumed; the flow started over")
-    case .restart:
-      return startOver(action: "restart", sender, done: "started over")
-    case .close:
-      // After the flow's result no event follows it: the result stays the
-      // last event, and names the outputs once close completes them.
-      if state != .ended { runner.control("close", sender) }
-      closeRequested = true
-      end(.closed)
-      return ControlReply(.done, "closed")
-    case .command(let name):
-      guard state != .ended, let flow else { return ControlReply(.refused, "the flow has ended: restart it first") }
-      flow.send(command: name)
-      var fields = sender
-      fields["name"] = .string(name)
-      runner.control("command", fields)
-      return ControlReply(.done, "sent \(name)")
-    case .settings(let assignments):
-      guard state == .paused else {
-        return ControlReply(.refused, "settings change only while paused: pause first (POST /api/pause)")
-      }
-      var trial = flowOptions
-      trial.assignments += pendingAssignments + assignments
-      do {
-        _ = try FlowLoader.load(trial, logger: logger)
-      } catch {
-        return ControlReply(.invalid, Self.text(of: error))
-      }
-      pendingAssignments += assignments
-      var fields = sender
-      fields["settings"] = .array(assignments.map { .string($0) })
-      runner.control("settings", fields)
-      return ControlReply(.done, "applied on resume: " + assignments.joined(separator: ", "))
-    case .reload(let changed):
-      var fields = sender
-      fields["changed"] = .array(changed.map { .string($0) })
-      let reply = startOver(action: "reload", fields, done: "reloaded")
-      if reply.outcome != .done {
-        fields["error"] = .string(reply.message)
-        if let location = FlowDescription.location(reply.message.prefix { $0 != " " } + " ") {
-          fields["file"] = .string(location.file)
-          if let line = location.line { fields["line"] = .integer(Int64(line)) }
-        }
-        runner.control("reload_failed", fields)
-      }
-      return reply
-    }
-  }
-
-  /// Loads the flow again, with the settings sent while paused (they apply
-  /// from now on), and starts it over; a flow that does not load leaves the
-  /// run as it was, the settings still waiting.
-  private func startOver(action: String, _ fields: JSONObject, done: String) -> ControlReply {
-    var changed = flowOptions
-    changed.assignments += pendingAssignments
-    var event = fields
-    if !pendingAssignments.isEmpty { event["settings"] = .array(pendingAssignments.map { .string($0) }) }
-    do {
-      try restart(with: changed, action: action, event)
-    } catch {
-      return ControlReply(.invalid, Self.text(of: error))
-    }
-    let applied = pendingAssignments
-    flowOptions = changed
-    pendingAssignments = []
-    return ControlReply(.done, applied.isEmpty ? done : done + " with " + applied.joined(separator: ", "))
-  }
-
-  /// An error as `--set` or a run prints it: each problem at its place, with its advice.
-  static func text(of error: WorkbenchError) -> String {
-    let lines = error.diagnostics.map { diagnostic in
-      diagnostic.locatedMessage + (diagnostic.help.map { " (\($0))" } ?? "")
-    }
-    return lines.isEmpty ? "\(error)" : lines.joined(separator: "\n")
-  }
-
   // MARK: Parts
 
   private var isTrace: Bool {
@@ -491,7 +388,7 @@ public final class RunSession {
 
   /// The built-in outputs first, in the order they complete (the recording
   /// before the signature that covers it), then the registered ones.
-  private var outputs: [any RunOutput] {
+  var outputs: [any RunOutput] {
     let builtIn: [(any RunOutput)?] = [statusLine, recording, artifacts, trace]
     return builtIn.compactMap { $0 } + registeredOutputs
   }
@@ -603,96 +500,4 @@ public final class RunSession {
     return true
   }
 
-  private func finishRunner(_ runner: FlowRunner, _ ending: RunEnding) {
-    switch ending {
-    case .interrupted(let signal):
-      runner.finish(interruptedBy: signal)
-    case .endOfInput:
-      runner.finishAtEndOfInput()
-    case .closed:
-      runner.finishClosed()
-    case .inputFailed(let error), .outputFailed(let error), .flowNotLoaded(let error), .licenseRefused(let error):
-      problems += error.diagnostics
-      if error.status == .input {
-        runner.finish(inputError: error, reason: input?.counters.cameraLost == true ? "camera_lost" : "input_error")
-      } else if estimatorFailedToStart {
-        runner.finish(inputError: error, reason: "initialization_failed", status: error.status)
-      } else {
-        runner.finish(inputError: error, reason: "usage_error", status: error.status)
-      }
-    }
-  }
-
-  /// A run that ended before its flow ran still leaves a result record.
-  private func engineEnding(_ ending: RunEnding) -> RunOutcome {
-    let reason: ResultReason
-    let failure: WorkbenchError
-    switch ending {
-    case .outputFailed(let error): (reason, failure) = (.outputError, error)
-    case .flowNotLoaded(let error):
-      let settingsOnly = error.diagnostics.allSatisfy { $0.location?.key != nil && $0.location?.line == nil }
-      let why: ResultReason =
-        error.status == .interrupted
-        ? .interrupted : settingsOnly && !error.diagnostics.isEmpty ? .settingsError : .flowNotLoaded
-      (reason, failure) = (why, error)
-    case .licenseRefused(let error): (reason, failure) = (.licenseError, error)
-    case .inputFailed(let error): (reason, failure) = (.inputError, error)
-    case .interrupted(let signal):
-      (reason, failure) = (.interrupted, WorkbenchError(.interrupted, "interrupted (\(signal))"))
-    case .endOfInput, .closed:
-      (reason, failure) = (.usageError, WorkbenchError(.usage, "the run ended before its flow was loaded"))
-    }
-    sinks.emit(Event(type: "result", t: 0, frame: 0, fields: reason.engineResult(error: failure)))
-    return RunOutcome(
-      status: reason == .outputError ? .usage : failure.status, result: nil, flowName: flow?.description.name,
-      problems: failure.diagnostics,
-      detail: reason == .flowNotLoaded || reason == .settingsError ? failure.detail : nil,
-      eventsToStandardOutput: eventsToStandardOutput)
-  }
-
-  private func runOutcome() -> RunOutcome {
-    var all = problems
-    if let flow, let scriptError = runner?.lastScriptError {
-      let source = (try? String(contentsOfFile: flow.options.flowPath, encoding: .utf8)) ?? ""
-      all += FlowLoader.diagnostics(for: scriptError, flowPath: flow.displayPath, source: source)
-    }
-    var outcome = RunOutcome(
-      status: runner?.result?.exitStatus ?? .failed, result: runner?.result, flowName: flow?.description.name,
-      problems: all, detail: runner?.lastScriptError?.tracebackText, eventsToStandardOutput: eventsToStandardOutput)
-    outcome.settings = flow?.settings
-    return outcome
-  }
-}
-
-extension RunOutcome {
-  /// An output that could not be completed: its problems are reported, and
-  /// a run whose flow passed or failed exits as an output error all the
-  /// same, since 0 and 1 promise a complete record of the run. An input,
-  /// license or interrupt status says more and stays.
-  mutating func fail(with diagnostics: [Diagnostic]) {
-    problems += diagnostics
-    if status == .passed || status == .failed { status = .usage }
-  }
-}
-
-/// The flow's clock while a live run is paused: the time that passed is
-/// taken out, so that the flow's timers stand still.
-struct PauseClock {
-  private var offset = 0.0
-  private var rebase = false
-  private var last: Double?
-  private var interval = 0.0
-
-  mutating func resumeLive() { rebase = true }
-
-  mutating func flowTime(_ t: Double) -> Double {
-    if rebase, let last {
-      offset = t - (last + interval)
-      rebase = false
-    }
-    let flowT = offset == 0 ? t : t - offset
-    if let last { interval = flowT - last }
-    last = flowT
-    return flowT
-  }
 }
