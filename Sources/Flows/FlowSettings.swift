@@ -40,11 +40,6 @@ public enum FlowSettings {
     SettingDeclaration(
       key: "lua.pattern_budget", type: .number, defaultValue: .number(1e8), minimum: 1e4, maximum: 1e12,
       doc: "Largest estimated cost of one string.find/match/gmatch/gsub; costlier patterns are refused"),
-    SettingDeclaration(
-      key: "integrity.signing_key", type: .string, defaultValue: .string(""),
-      doc:
-        "Ed25519 private key file (workbench license keygen) that signs a run's artifacts into --artifacts/signature.json; empty: no signature"
-    ),
   ]
 }
 

@@ -3,13 +3,15 @@ import FaceEstimation
 import FaceRecognition
 import Flows
 import Gallery
+import Session
 import Settings
 
-/// The settings every run has: the flow engine's and its estimators'.
+/// The settings every run has: the flow engine's, its outputs' and its estimators'.
 /// Flows declare their own on top (wb.settings).
 public enum RunSettings {
   public static let declarations: [SettingDeclaration] =
-    FlowSettings.engine + FaceEstimators.settingDeclarations + FaceRecognitionModels.settingDeclarations
+    FlowSettings.engine + RunOutputSettings.declarations + FaceEstimators.settingDeclarations
+    + FaceRecognitionModels.settingDeclarations
     + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
 
   /// Options for loading the flow at `path` in a run, `check` or `settings`.

@@ -182,6 +182,7 @@ final class RecordingOutput: RunOutput {
 /// `--artifacts`: the images the flow captured (ctx.capture) and, with the
 /// setting `integrity.signing_key`, their signature with the recording.
 final class ArtifactsOutput: RunOutput {
+
   let folder: ArtifactFolder
   private let logger: Logger
   /// Captures that could not be written, reported when the run ends.
@@ -231,7 +232,7 @@ final class ArtifactsOutput: RunOutput {
   /// Signs the images, the recording and its timestamps with the key of
   /// `integrity.signing_key`, when it names one; returns the signature's path.
   private func sign(_ run: FinishedRun, flow: LoadedFlow) throws(WorkbenchError) -> String? {
-    guard let keyPath = flow.settings.string("integrity.signing_key"), !keyPath.isEmpty else {
+    guard let keyPath = flow.settings.string(RunOutputSettings.signingKey), !keyPath.isEmpty else {
       logger.debug("artifacts are not signed: the setting integrity.signing_key is empty")
       return nil
     }
@@ -254,4 +255,18 @@ final class ArtifactsOutput: RunOutput {
     logger.info("signed \(files.count) files into \(path) (public key \(key.publicKey.id))")
     return path
   }
+}
+
+/// The settings of a run's outputs, declared where they are read.
+public enum RunOutputSettings {
+  /// The key that signs a run's artifacts (read here and by `workbench sign`).
+  public static let signingKey = "integrity.signing_key"
+
+  public static let declarations: [SettingDeclaration] = [
+    SettingDeclaration(
+      key: signingKey, type: .string, defaultValue: .string(""),
+      doc:
+        "Ed25519 private key file (workbench license keygen) that signs a run's artifacts into --artifacts/signature.json; empty: no signature"
+    )
+  ]
 }

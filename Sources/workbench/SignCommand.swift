@@ -75,7 +75,7 @@ struct SignCommand: ParsableCommand {
       options.configFiles = config
       options.settingsDirectory = settingsDirectory
       let settings = try EffectiveSettings.resolve(flow: nil, options: options, logger: Logger(label: "workbench"))
-      path = settings.string("integrity.signing_key").flatMap { $0.isEmpty ? nil : $0 }
+      path = settings.string(RunOutputSettings.signingKey).flatMap { $0.isEmpty ? nil : $0 }
     }
     guard let path else {
       throw WorkbenchError(
