@@ -54,6 +54,9 @@ let package = Package(
         .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
       ]),
     .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CFFmpeg", "Diagnostics", "JSONCore"]),
+    // A scripted V4L2 device behind Capture's ioctl seam: the camera code runs without a camera, in the
+    // tests and in the kiosk soak of workbench-bench.
+    .target(name: "SimulatedCamera", dependencies: ["Capture", "CV4L2"]),
     // The C ABI of estimator plugins: one header, docs/plugins.md.
     .target(name: "WorkbenchPluginABI"),
     .target(
@@ -227,7 +230,7 @@ let package = Package(
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.
-        "CaptureTesting",
+        "SimulatedCamera",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -251,12 +254,11 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
       ],
       path: "Tests/HTTPTestSupport"),
-    // A scripted V4L2 device, so the camera code runs in tests without a camera.
-    .target(name: "CaptureTesting", dependencies: ["Capture", "CV4L2"], path: "Tests/CaptureTesting"),
+
     // An event sink that keeps what it got, for tests.
     .target(name: "ReportingTesting", dependencies: ["Reporting", "Diagnostics"], path: "Tests/ReportingTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
-    .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
+    .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(
       name: "FaceEstimationTests",
@@ -283,7 +285,7 @@ let package = Package(
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "RunComposition", "Flows", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting",
+        "Session", "RunComposition", "Flows", "ReportingTesting", "TestSupport", "Capture", "SimulatedCamera",
         "Estimators", "Imaging", "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -3,7 +3,6 @@
 // session ends), over the frames of one session looped on a clock that never
 // goes back, or over the scripted V4L2 camera streaming them in real time.
 import Capture
-import CaptureTesting
 import CardScenes
 import Diagnostics
 import Foundation
@@ -14,6 +13,7 @@ import Reporting
 import RunComposition
 import Scripting
 import Session
+import SimulatedCamera
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,6 @@
 import Capture
-import CaptureTesting
 import Foundation
+import SimulatedCamera
 import TestSupport
 import Testing
 

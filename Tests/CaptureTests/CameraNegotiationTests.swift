@@ -1,5 +1,5 @@
-import CaptureTesting
 import Foundation
+import SimulatedCamera
 import Testing
 
 @testable import Capture

@@ -1,6 +1,6 @@
 import Capture
-import CaptureTesting
 import Foundation
+import SimulatedCamera
 import Testing
 
 private let hd = V4L2Size(width: 1280, height: 720)

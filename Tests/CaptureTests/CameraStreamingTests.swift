@@ -1,7 +1,7 @@
 import Capture
-import CaptureTesting
 import Foundation
 import Imaging
+import SimulatedCamera
 import Testing
 
 private let hd = V4L2Size(width: 1280, height: 720)

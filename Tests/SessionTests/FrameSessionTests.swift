@@ -1,5 +1,4 @@
 import Capture
-import CaptureTesting
 import Diagnostics
 import Estimators
 import Flows
@@ -10,6 +9,7 @@ import Logging
 import Measurements
 import ReportingTesting
 import RunComposition
+import SimulatedCamera
 import TestSupport
 import Testing
 

@@ -1,4 +1,3 @@
-import CaptureTesting
 import Diagnostics
 import Flows
 import Foundation
@@ -6,6 +5,7 @@ import JSONCore
 import Measurements
 import ReportingTesting
 import RunComposition
+import SimulatedCamera
 import TestSupport
 import Testing
 

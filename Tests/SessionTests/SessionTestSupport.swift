@@ -1,5 +1,4 @@
 import Capture
-import CaptureTesting
 import Diagnostics
 import Flows
 import Foundation
@@ -7,6 +6,7 @@ import JSONCore
 import Logging
 import RunComposition
 import Session
+import SimulatedCamera
 import TestSupport
 
 let testLogger = Logger(label: "workbench-session-tests")
