@@ -42,6 +42,8 @@ struct wb_vm {
 
   wb_host_fn host_fn;
   void *host;
+  /* The thread whose call the host is answering; NULL outside a host call. */
+  lua_State *calling_state;
   char function_names[WB_MAX_FUNCTIONS][32];
   int function_count;
   char *reply;

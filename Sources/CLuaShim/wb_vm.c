@@ -246,27 +246,29 @@ static wb_status protected_call(wb_vm *vm, int arguments, int results) {
 
 static int native_function(lua_State *L);
 
-/* where(level): "file:line: " of the function `level` frames up, so that
-   the step library can report mistakes at the flow's line without the
-   debug library. */
-static int native_where(lua_State *L) {
-  wb_vm *vm = wb_vm_from_state(L);
+/* `where` of wb.native: a host function like the others (the host answers
+   it by calling this), so it reads the stack and raises nothing. */
+size_t wb_vm_caller_position(wb_vm *vm, int level, char *out, size_t capacity) {
+  if (capacity == 0) return 0;
+  out[0] = 0;
+  lua_State *L = vm->calling_state;
+  if (L == NULL) return 0;
   lua_Debug ar;
-  int level = (int)luaL_optinteger(L, 1, 1);
   size_t prefix_length = strlen(vm->library_prefix);
+  int written = -1;
   /* The step library passes calls on (a plain-table flow reaches wb.flow
      through wb.runtime): the position wanted is the first one outside it. */
   for (; lua_getstack(L, level, &ar); level++) {
     if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) break;
     if (prefix_length > 0 && strncmp(ar.short_src, vm->library_prefix, prefix_length) == 0) continue;
-    lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
-    return 1;
+    written = snprintf(out, capacity, "%s:%d: ", ar.short_src, ar.currentline);
+    break;
   }
   /* `return wb.flow { ... }` is a tail call: the flow's frame is gone, but
      the mistake is still in the flow file. */
-  if (vm->main_chunk[0] != 0) lua_pushfstring(L, "%s: ", vm->main_chunk);
-  else lua_pushliteral(L, "");
-  return 1;
+  if (written < 0 && vm->main_chunk[0] != 0) written = snprintf(out, capacity, "%s: ", vm->main_chunk);
+  if (written < 0) return 0;
+  return (size_t)written < capacity ? (size_t)written : capacity - 1;
 }
 
 int wb_vm_add_function(wb_vm *vm, const char *name) {
@@ -289,14 +291,12 @@ static int function_id(const wb_vm *vm, const char *name) {
 
 static void push_native_module(lua_State *L) {
   wb_vm *vm = wb_vm_from_state(L);
-  lua_createtable(L, 0, vm->function_count + 1);
+  lua_createtable(L, 0, vm->function_count);
   for (int i = 0; i < vm->function_count; i++) {
     lua_pushinteger(L, i + 1);
     lua_pushcclosure(L, native_function, 1);
     lua_setfield(L, -2, vm->function_names[i]);
   }
-  lua_pushcfunction(L, native_where);
-  lua_setfield(L, -2, "where");
 }
 
 static int is_valid_module_name(const char *name, size_t length) {
@@ -766,7 +766,11 @@ static int native_function(lua_State *L) {
   size_t length;
   const char *json = lua_tolstring(L, -1, &length);
   vm->reply_length = 0;
+  /* The host answers without touching Lua, but may read this thread's stack
+     (wb_vm_caller_position): a coroutine's, when one made the call. */
+  vm->calling_state = L;
   int failed = vm->host_fn(vm->host, id, json, length);
+  vm->calling_state = NULL;
   if (failed) {
     push_position_outside_library(L, vm);
     lua_pushlstring(L, vm->reply ? vm->reply : "host error", vm->reply ? vm->reply_length : 10);
@@ -934,8 +938,6 @@ int wb_vm_schema_add(wb_vm *vm, int parent, const char *key, size_t key_length, 
   vm->node_count++;
   return id;
 }
-
-int wb_vm_schema_count(const wb_vm *vm) { return vm->node_count; }
 
 static void fill_measurements(lua_State *L, wb_vm *vm, const wb_frame *call) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_measurements);

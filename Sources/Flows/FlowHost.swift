@@ -6,15 +6,6 @@ import Reporting
 import Scripting
 import Settings
 
-/// What a flow can ask of the host, as `require "wb.native"` offers it
-/// (plugins/wb wraps each for flows: wb.log, ctx.hint, …).
-public enum FlowHostFunctions {
-  public static let names = [
-    "log", "hint", "status", "settings", "text", "event", "capture", "intermediate", "describe_face", "identity",
-    "command",
-  ]
-}
-
 /// Who a face is: what a run offers the flow when it can describe faces
 /// (a step needs `face.descriptor`). The session provides it; every answer
 /// is a table for the flow, and each call is an `identity` event.
@@ -49,7 +40,7 @@ final class FlowHost: ScriptHost {
   /// Describes faces and asks the gallery; nil when the run cannot.
   var identity: (any FaceIdentity)?
   /// The run's captures in order: name → { t, frame, images[, methods] }.
-  private(set) var captures = JSONObject()
+  var captures = JSONObject()
   /// Commands whoever drives the run sent (`best_shot`), not yet taken by
   /// the flow; a few at most, since each name is kept once.
   var pendingCommands: [String] = []
@@ -92,141 +83,10 @@ final class FlowHost: ScriptHost {
   var functionNames: [String] { FlowHostFunctions.names }
 
   func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
-    switch function {
-    case "log":
-      let level = Logger.Level(rawValue: arguments.first?.stringValue ?? "info") ?? .info
-      let message = arguments.count > 1 ? (arguments[1].stringValue ?? arguments[1].jsonText) : ""
-      logger.log(level: level, "\(message)", metadata: ["flow": .string(flowDisplayPath)])
-      return nil
-
-    case "hint":
-      guard let key = arguments.first?.stringValue, !key.isEmpty else {
-        throw HostCallFailure("hint(key, params): the key must be a message key string")
-      }
-      let parameters = try parametersArgument(arguments, at: 1, of: "hint")
-      let text = localized(key, parameters: parameters)
-      var fields = JSONObject([("key", .string(key)), ("text", .string(text.text)), ("lang", .string(text.language))])
-      if let parameters, !parameters.isEmpty { fields["params"] = .object(parameters) }
-      emit("hint", fields)
-      return nil
-
-    case "status":
-      guard let name = arguments.first?.stringValue, !name.isEmpty else {
-        throw HostCallFailure("status(name, fields): the name must be a string such as \"ORTH\"")
-      }
-      var fields = JSONObject([("status", .string(name))])
-      if let extra = try parametersArgument(arguments, at: 1, of: "status") {
-        for (key, value) in extra where key != "status" { fields[key] = value }
-      }
-      emit("status", fields)
-      return nil
-
-    case "event":
-      guard let kind = arguments.first?.stringValue, !kind.isEmpty else {
-        throw HostCallFailure("event(type, fields): the type must be a string")
-      }
-      let fields = try parametersArgument(arguments, at: 1, of: "event") ?? JSONObject()
-      emit("flow." + kind, fields)
-      return nil
-
-    case "capture":
-      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
-        throw HostCallFailure(
-          "capture(name): the name must be 1 to 64 letters, digits, '_' or '-', such as \"first\"")
-      }
-      let files = capturer?(name)
-      let imagesValue = files.map { JSONValue.object($0.images) } ?? .null
-      // How an image was found (the portrait: by face or by layout), when an estimator says.
-      let methods = files.map(\.methods).flatMap { $0.isEmpty ? nil : JSONValue.object($0) }
-      var event = JSONObject([("name", .string(name)), ("images", imagesValue)])
-      event["methods"] = methods
-      emit("capture", event)
-      var record = JSONObject([
-        ("t", .number((currentT * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(currentFrame)),
-        ("images", imagesValue),
-      ])
-      record["methods"] = methods
-      captures[name] = .object(record)
-      return files.map { LuaLiteral.encode(.object($0.images)) }
-
-    case "intermediate":
-      guard let reason = arguments.first?.stringValue, FlowHost.isSlug(reason) else {
-        throw HostCallFailure("intermediate(reason, code, fields): the reason must be a slug such as \"first\"")
-      }
-      guard arguments.count > 1, let code = arguments[1].integerValue, code >= 0 else {
-        throw HostCallFailure("intermediate(reason, code, fields): the code must be a whole number of at least 0")
-      }
-      var fields = JSONObject([
-        ("code", .integer(code)), ("reason", .string(reason)), ("message", .string(resultMessage(reason))),
-      ])
-      if let extra = try parametersArgument(arguments, at: 2, of: "intermediate") {
-        for (key, value) in extra where fields[key] == nil { fields[key] = value }
-      }
-      emit("intermediate", fields)
-      return nil
-
-    case "describe_face":
-      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
-        throw HostCallFailure("describe_face(name, source): the name must be a slug such as \"live\"")
-      }
-      let source = arguments.count > 1 ? arguments[1].stringValue ?? "" : "face"
-      guard source == "face" || source == "portrait" else {
-        throw HostCallFailure("describe_face(name, source): the source is \"face\" or \"portrait\", not \"\(source)\"")
-      }
-      let answer = try requireIdentity().describe(name, source: source)
-      var fields = JSONObject([
-        ("operation", .string("describe")), ("name", .string(name)), ("source", .string(source)),
-      ])
-      for (key, value) in answer { fields[key] = value }
-      emit("identity", fields)
-      return LuaLiteral.encode(.object(answer))
-
-    case "identity":
-      guard let operation = arguments.first?.stringValue,
-        ["enroll", "add_faces", "verify", "identify", "compare"].contains(operation)
-      else {
-        throw HostCallFailure(
-          "identity(operation, fields): the operation is enroll, add_faces, verify, identify or compare")
-      }
-      let request = try parametersArgument(arguments, at: 1, of: "identity") ?? JSONObject()
-      let answer = try requireIdentity().perform(operation, request)
-      var fields = JSONObject([("operation", .string(operation))])
-      for (key, value) in answer { fields[key] = value }
-      emit("identity", fields)
-      return LuaLiteral.encode(.object(answer))
-
-    case "command":
-      guard let name = arguments.first?.stringValue, FlowHost.isSlug(name) else {
-        throw HostCallFailure("command(name): the name must be a slug such as \"best_shot\"")
-      }
-      guard let index = pendingCommands.firstIndex(of: name) else { return "false" }
-      pendingCommands.remove(at: index)
-      return "true"
-
-    case "text":
-      guard let key = arguments.first?.stringValue else {
-        throw HostCallFailure("text(key, params): the key must be a message key string")
-      }
-      let parameters = try parametersArgument(arguments, at: 1, of: "text")
-      return LuaLiteral.string(localized(key, parameters: parameters).text)
-
-    case "settings":
-      let request = arguments.first?.objectValue ?? JSONObject()
-      try applySettings(request)
-      return LuaLiteral.encode(settings.nested)
-
-    default:
+    guard let handler = FlowHostFunctions.handlers[function] else {
       throw HostCallFailure("the host has no function '\(function)'")
     }
-  }
-
-  private func requireIdentity() throws(HostCallFailure) -> any FaceIdentity {
-    guard let identity else {
-      throw HostCallFailure(
-        "this run describes no faces: a step of the flow must need \"face.descriptor\" (needs = { \"face.descriptor\" }), and the input must be a recording or a camera"
-      )
-    }
-    return identity
+    return try handler(self)(arguments)
   }
 
   /// The text of the flow's own key for `reason` (wb.flow's `results`), else
@@ -237,23 +97,8 @@ final class FlowHost: ScriptHost {
       return text.text
     }
     return catalogs.text(for: "result." + reason, language: language, fallback: fallback)?.text
-      ?? FlowHost.defaultResultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
+      ?? ResultReason.defaultMessages[reason] ?? reason.replacingOccurrences(of: "_", with: " ")
   }
-
-  static let defaultResultMessages: [String: String] = [
-    "passed": "passed",
-    "step_failed": "a step failed",
-    "step_timeout": "a step took too long",
-    "time_limit": "the flow took too long",
-    "end_of_input": "the input ended before the flow finished",
-    "script_error": "the flow script failed",
-    "limit_exceeded": "the flow script exceeded a limit",
-    "input_error": "the input could not be read",
-    "camera_lost": "the camera was disconnected",
-    "usage_error": "the run could not start",
-    "initialization_failed": "an estimator could not start",
-    "closed": "the session was closed",
-  ]
 
   static func isSlug(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= 64
@@ -264,19 +109,7 @@ final class FlowHost: ScriptHost {
       }
   }
 
-  private func parametersArgument(_ arguments: [JSONValue], at index: Int, of function: String)
-    throws(HostCallFailure) -> JSONObject?
-  {
-    guard index < arguments.count else { return nil }
-    switch arguments[index] {
-    case .null: return nil
-    case .object(let object): return object
-    default:
-      throw HostCallFailure("\(function): the second argument must be a table of named values, e.g. { seconds = 3 }")
-    }
-  }
-
-  private func applySettings(_ request: JSONObject) throws(HostCallFailure) {
+  func applySettings(_ request: JSONObject) throws(HostCallFailure) {
     // The file that called wb.settings: a module the flow requires (hkid.lua
     // for hkid-2018.lua) declares its own settings.
     let caller = request["where"]?.stringValue.flatMap(FlowDescription.location)

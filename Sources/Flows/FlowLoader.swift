@@ -176,14 +176,14 @@ public final class LoadedFlow {
   /// The run's captures in order: name → { t, frame, images[, methods] }.
   public var captures: JSONObject { host.captures }
 
-  /// Keeps the images of the frame being processed under a capture name
-  /// (ctx.capture); nil when the run keeps no images.
   /// Describes faces and asks the gallery for the flow (ctx.describe_face, ctx.gallery).
   public var identity: (any FaceIdentity)? {
     get { host.identity }
     set { host.identity = newValue }
   }
 
+  /// Keeps the images of the frame being processed under a capture name
+  /// (ctx.capture); nil when the run keeps no images.
   public var capturer: ((String) -> CaptureFiles?)? {
     get { host.capturer }
     set { host.capturer = newValue }
@@ -348,10 +348,11 @@ public enum FlowLoader {
   }
 
   static func limits(_ settings: ResolvedSettings) -> ScriptLimits {
-    ScriptLimits(
-      memoryLimit: Int(settings.integer("lua.memory_limit") ?? 64) << 20,
-      instructionLimit: settings.integer("lua.instruction_limit") ?? 10_000_000,
-      patternBudget: settings.number("lua.pattern_budget") ?? 1e8)
+    let standard = ScriptLimits.standard
+    return ScriptLimits(
+      memoryLimit: settings.integer("lua.memory_limit").map { Int($0) << 20 } ?? standard.memoryLimit,
+      instructionLimit: settings.integer("lua.instruction_limit") ?? standard.instructionLimit,
+      patternBudget: settings.number("lua.pattern_budget") ?? standard.patternBudget)
   }
 
   /// One diagnostic per problem of a script error: a message may hold

@@ -76,9 +76,9 @@ public final class FlowRunner {
     self.sink = sink
     self.schema = schema
     let settings = flow.settings
-    timeLimit = settings.number("flow.time_limit") ?? 0
-    defaultStepTimeout = settings.number("flow.step_timeout") ?? 0
-    stepDelay = settings.number("flow.step_delay") ?? 0
+    timeLimit = settings.number("flow.time_limit") ?? FlowSettings.defaultTimeLimit
+    defaultStepTimeout = settings.number("flow.step_timeout") ?? FlowSettings.defaultStepTimeout
+    stepDelay = settings.number("flow.step_delay") ?? FlowSettings.defaultStepDelay
 
     let random = settings.string("flow.order") == "random"
     var chosenSeed = settings.integer("flow.seed") ?? 0
@@ -351,9 +351,10 @@ public final class FlowRunner {
     guard result == nil else { return }
     if startT == nil { begin(t: 0, frame: 0) }
     phase = .finished
+    let reason = ResultReason.interrupted
     emitResult(
       FlowResult(
-        success: false, code: -130, reason: "interrupted", message: "interrupted (\(signal))",
+        success: false, code: reason.code, reason: reason.slug, message: "\(reason.message) (\(signal))",
         exitStatus: .interrupted, error: nil))
   }
 
@@ -370,7 +371,8 @@ public final class FlowRunner {
     phase = .finished
     // A flow may give these reasons codes of its own (LUNA ID's 1000 for
     // initialization_failed).
-    let code = flow.description.codes[reason] ?? (status == .input ? -4 : -2)
+    let code =
+      flow.description.codes[reason] ?? (status == .input ? ResultReason.inputError.code : ResultReason.usageError.code)
     emitResult(
       FlowResult(
         success: false, code: code, reason: reason, message: flow.resultMessage(reason),
@@ -387,11 +389,11 @@ public final class FlowRunner {
       return
     }
     let isLimit = error.kind == .instructionLimit || error.kind == .memoryLimit
-    let reason = isLimit ? "limit_exceeded" : "script_error"
+    let reason: ResultReason = isLimit ? .limitExceeded : .scriptError
     emitResult(
       FlowResult(
-        success: false, code: -2, reason: reason, message: flow.resultMessage(reason), exitStatus: .usage,
-        error: error.message))
+        success: false, code: reason.code, reason: reason.slug, message: flow.resultMessage(reason.slug),
+        exitStatus: .usage, error: error.message))
     lastScriptError = error
   }
 
@@ -409,9 +411,10 @@ public final class FlowRunner {
     let codes = flow.description.codes
     let finalCode: Int64
     if success {
-      finalCode = codes["passed"] ?? 0
+      finalCode = codes["passed"] ?? ResultReason.passed.code
     } else {
-      finalCode = code ?? codes[reason] ?? codes["failed"] ?? 1
+      // Any failure the flow gives no code, a step's own reasons too: step_failed's.
+      finalCode = code ?? codes[reason] ?? codes["failed"] ?? ResultReason.stepFailed.code
     }
     if flow.description.hasOnFinish {
       var argument = JSONObject()
@@ -433,12 +436,9 @@ public final class FlowRunner {
 
   private func emitResult(_ outcome: FlowResult) {
     result = outcome
-    var fields = JSONObject()
-    fields["success"] = .bool(outcome.success)
-    fields["code"] = .integer(outcome.code)
-    fields["reason"] = .string(outcome.reason)
-    fields["message"] = .string(outcome.message)
-    if let error = outcome.error { fields["error"] = .string(error) }
+    var fields = ResultReason.record(
+      success: outcome.success, code: outcome.code, reason: outcome.reason, message: outcome.message,
+      error: outcome.error)
     fields["steps_passed"] = .integer(Int64(stepsPassed))
     fields["steps"] = .integer(Int64(order.count))
     fields["frames"] = .integer(framesSeen)

@@ -1,18 +1,25 @@
 import Diagnostics
+import Scripting
 import Settings
 
 /// The flow engine's own settings. A run adds its estimators' (the RunComposition
 /// module's `RunSettings`); flows declare their own on top (wb.settings).
 public enum FlowSettings {
+  /// The defaults of flow.time_limit, flow.step_timeout and flow.step_delay,
+  /// in seconds, which the runner also falls back to.
+  static let defaultTimeLimit = 60.0
+  static let defaultStepTimeout = 5.0
+  static let defaultStepDelay = 0.0
+
   public static let engine: [SettingDeclaration] = [
     SettingDeclaration(
-      key: "flow.time_limit", type: .number, defaultValue: .number(60), minimum: 0, maximum: 3600,
+      key: "flow.time_limit", type: .number, defaultValue: .number(defaultTimeLimit), minimum: 0, maximum: 3600,
       doc: "Total time the flow may take; 0 for no limit", unit: "s"),
     SettingDeclaration(
-      key: "flow.step_timeout", type: .number, defaultValue: .number(5), minimum: 0, maximum: 3600,
+      key: "flow.step_timeout", type: .number, defaultValue: .number(defaultStepTimeout), minimum: 0, maximum: 3600,
       doc: "Time a step may take when it sets no timeout of its own; 0 for none", unit: "s"),
     SettingDeclaration(
-      key: "flow.step_delay", type: .number, defaultValue: .number(0), minimum: 0, maximum: 60,
+      key: "flow.step_delay", type: .number, defaultValue: .number(defaultStepDelay), minimum: 0, maximum: 60,
       doc: "Pause between a step passing and the next one starting", unit: "s"),
     SettingDeclaration(
       key: "flow.order", type: .choice(["fixed", "random"]), defaultValue: .string("fixed"),
@@ -32,13 +39,15 @@ public enum FlowSettings {
       key: "messages.fallback", type: .string, defaultValue: .string("en"),
       doc: "Language used for a key that the chosen language's catalog lacks"),
     SettingDeclaration(
-      key: "lua.instruction_limit", type: .integer, defaultValue: .integer(10_000_000), minimum: 10_000,
-      maximum: 10_000_000_000, doc: "Lua VM instructions one call into the flow may run before it is stopped"),
+      key: "lua.instruction_limit", type: .integer, defaultValue: .integer(ScriptLimits.standard.instructionLimit),
+      minimum: 10_000, maximum: 10_000_000_000,
+      doc: "Lua VM instructions one call into the flow may run before it is stopped"),
     SettingDeclaration(
-      key: "lua.memory_limit", type: .integer, defaultValue: .integer(64), minimum: 1, maximum: 4096,
-      doc: "Memory the flow's Lua state may hold", unit: "MiB"),
+      key: "lua.memory_limit", type: .integer, defaultValue: .integer(Int64(ScriptLimits.standard.memoryLimit >> 20)),
+      minimum: 1, maximum: 4096, doc: "Memory the flow's Lua state may hold", unit: "MiB"),
     SettingDeclaration(
-      key: "lua.pattern_budget", type: .number, defaultValue: .number(1e8), minimum: 1e4, maximum: 1e12,
+      key: "lua.pattern_budget", type: .number, defaultValue: .number(ScriptLimits.standard.patternBudget),
+      minimum: 1e4, maximum: 1e12,
       doc: "Largest estimated cost of one string.find/match/gmatch/gsub; costlier patterns are refused"),
   ]
 }

@@ -16,6 +16,22 @@ public enum LuaLiteral {
     return text
   }
 
+  /// A Lua string of exactly these bytes, also where they are not UTF-8.
+  public static func string(bytes: some Sequence<UInt8>) -> String {
+    var text = "\""
+    for byte in bytes {
+      switch byte {
+      case 0x22: text += "\\\""
+      case 0x5C: text += "\\\\"
+      case 0x0A: text += "\\n"
+      case 0x0D: text += "\\r"
+      case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(byte))
+      default: text += decimalEscape(UInt32(byte))
+      }
+    }
+    return text + "\""
+  }
+
   private static func append(_ value: JSONValue, to text: inout String) {
     switch value {
     case .null: text += "nil"
@@ -60,13 +76,16 @@ public enum LuaLiteral {
       case 0x5C: text += "\\\\"
       case 0x0A: text += "\\n"
       case 0x0D: text += "\\r"
-      case 0..<0x20, 0x7F:
-        // Three digits, so that a digit after the escape is not read into it.
-        let digits = String(scalar.value)
-        text += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+      case 0..<0x20, 0x7F: text += decimalEscape(scalar.value)
       default: text.unicodeScalars.append(scalar)
       }
     }
     text += "\""
+  }
+
+  /// Three digits, so that a digit after the escape is not read into it.
+  private static func decimalEscape(_ byte: UInt32) -> String {
+    let digits = String(byte)
+    return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
   }
 }

@@ -2,23 +2,6 @@ import CLuaShim
 import JSONCore
 import Measurements
 
-/// Limits that keep one flow from taking the host down with it.
-public struct ScriptLimits: Sendable, Equatable {
-  /// Bytes the Lua state may hold; 0 for no cap.
-  public var memoryLimit: Int
-  /// VM instructions per call into the script; 0 for no budget.
-  public var instructionLimit: Int64
-  /// Largest estimated step count of one string-pattern operation.
-  public var patternBudget: Double
-
-  public init(memoryLimit: Int = 64 << 20, instructionLimit: Int64 = 10_000_000, patternBudget: Double = 1e8) {
-    self.memoryLimit = memoryLimit
-    self.instructionLimit = instructionLimit
-    self.patternBudget = patternBudget
-  }
-}
-
-/// The functions a script can call in the host (through `require "wb.native"`).
 /// A failure the host reports back to the script; it becomes a Lua error at
 /// the flow's line.
 public struct HostCallFailure: Error, Sendable {
@@ -26,11 +9,13 @@ public struct HostCallFailure: Error, Sendable {
   public init(_ message: String) { self.message = message }
 }
 
-/// Receives calls from Lua. Answers with a Lua expression for the return
-/// values (see `LuaLiteral`), or nil for none.
+/// The functions a script can call in the host (through `require "wb.native"`):
+/// receives calls from Lua, and answers with a Lua expression for the
+/// return values (see `LuaLiteral`), or nil for none.
 public protocol ScriptHost: AnyObject {
-  /// The functions scripts find in `require "wb.native"` (at most 32); one
-  /// named "log" also receives `print(...)`.
+  /// The functions scripts find in `require "wb.native"` besides the VM's
+  /// own (`VMFunctions`; at most 32 in all); one named "log" also receives
+  /// `print(...)`.
   var functionNames: [String] { get }
   func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String?
 }
@@ -78,7 +63,8 @@ public final class LuaVM {
     }
     vm = created
     box.vm = created
-    for name in host.functionNames where wb_vm_add_function(created, name) > 0 {
+    // The VM's own first: a host function of the same name does not hide one.
+    for name in VMFunctions.names + host.functionNames where wb_vm_add_function(created, name) > 0 {
       box.functionNames.append(name)
     }
   }
@@ -120,8 +106,6 @@ public final class LuaVM {
     try check(status)
   }
 
-  /// Normalises the kept flow through `wb.runtime.prepare` and returns its
-  /// plain description.
   /// Calls `require(module)[function](returned value, m)`, which returns a
   /// description (given back here) and a driver, whose functions
   /// ``callDriver(_:index:_:_:)`` and ``callBound(index:measurements:nodeCount:setting:to:)`` calls.
@@ -153,7 +137,6 @@ public final class LuaVM {
     }
   }
 
-  /// Calls `flow:<name>(ctx, argument)` if the flow defines it.
   /// Calls `driver[function](value)`; nothing when the driver has no such function.
   public func callDriver(_ function: String, value: JSONValue?) throws(ScriptError) {
     let literal = value.map(LuaLiteral.encode)
@@ -190,8 +173,6 @@ public final class LuaVM {
       }
     }
   }
-
-  public var schemaNodeCount: Int { Int(wb_vm_schema_count(vm)) }
 
   /// Calls `driver[function](index, numbers...)` in one protected call.
   public func callDriver(_ function: String, index: Int, _ first: Double? = nil, _ second: Double? = nil)
@@ -273,7 +254,13 @@ public final class LuaVM {
       return 1
     }
     do {
-      if let answer = try host.call(name, arguments: parsed) { reply(answer) }
+      let answer: String?
+      if let handler = VMFunctions.handlers[name] {
+        answer = try handler(vm, parsed)
+      } else {
+        answer = try host.call(name, arguments: parsed)
+      }
+      if let answer { reply(answer) }
       return 0
     } catch {
       reply(error.message)

@@ -78,6 +78,28 @@ struct HostAndRequireTests {
     #expect(host.calls.first?.1.last?["f"] == .object(JSONObject([("$function", .bool(true))])))
   }
 
+  @Test("where is the VM's own: the caller's line, past the library's frames, also in a coroutine")
+  func whereNamesTheCaller() throws {
+    let folder = try temporaryFolder()
+    try "local native = require 'wb.native'\nreturn { at = function() return native.where(1) end }"
+      .write(toFile: folder + "/library.lua", atomically: true, encoding: .utf8)
+    let host = RecordingHost()
+    let vm = try makeVM(host: host, extraRoot: folder)
+    vm.setLibraryPrefix("flows/")
+    let error = scriptError(
+      vm,
+      """
+      local native = require 'wb.native'
+      assert(native.where() == "test.lua:2: ", native.where())
+      assert(require("library").at() == "test.lua:3: ")
+      assert(coroutine.wrap(function() return native.where(1) end)() == "test.lua:4: ")
+      local ok, message = pcall(native.where, "up")
+      assert(not ok and message:find("bad argument #1 to 'where' (number expected, got string)", 1, true), message)
+      """)
+    #expect(error == nil, "\(String(describing: error))")
+    #expect(host.calls.isEmpty)
+  }
+
   @Test("require finds modules in the roots, in order, and caches them")
   func requireRoots() throws {
     let folder = try temporaryFolder()

@@ -15,18 +15,7 @@ local problems = require "wb.problems"
 local face = {}
 
 local check = problems.check_fields
-
-local common = {
-  name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",
-  start = "function", passed = "function",
-}
-
-local function fields(extra)
-  local all = {}
-  for k, v in pairs(common) do all[k] = v end
-  for k, v in pairs(extra) do all[k] = v end
-  return all
-end
+local fields = require("wb.face_step_fields").with
 
 -- A list of the non-nil arguments.
 local function list(...)

@@ -16,16 +16,10 @@ local problems = require "wb.problems"
 
 local identity = {}
 
-local common = {
-  name = "string", timeout = "number", hint = "string", hint_params = "table", hints = "table",
-  start = "function", passed = "function",
-}
+local with_common_fields = require("wb.face_step_fields").with
 
 local function check(kind, spec, allowed, where)
-  local all = {}
-  for name, kind_of in pairs(common) do all[name] = kind_of end
-  for name, kind_of in pairs(allowed) do all[name] = kind_of end
-  problems.check_fields(kind, spec, all, where)
+  problems.check_fields(kind, spec, with_common_fields(allowed), where)
 end
 
 local function base(spec, default_name)

@@ -91,13 +91,6 @@ local flow_fields = {
   messages = "table", on_finish = "function", description = "string", watch = "table", results = "table",
 }
 
-local function known_fields(fields)
-  local names = {}
-  for name in pairs(fields) do names[#names + 1] = name end
-  table.sort(names)
-  return table.concat(names, ", ")
-end
-
 -- Builds a flow. See docs/flow-api.md for every field.
 function wb.flow(spec)
   local where = native.where(2)
@@ -105,14 +98,7 @@ function wb.flow(spec)
     problems.add(where .. "wb.flow expects a table")
     problems.raise()
   end
-  for key, value in pairs(spec) do
-    local expected = flow_fields[key]
-    if expected == nil then
-      problems.add(where .. "wb.flow: unknown field '" .. tostring(key) .. "' (known: " .. known_fields(flow_fields) .. ")")
-    elseif type(value) ~= expected then
-      problems.add(where .. "wb.flow: field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
-    end
-  end
+  problems.check_fields("wb.flow", spec, flow_fields, where)
   if type(spec.name) ~= "string" or spec.name == "" then
     problems.add(where .. "wb.flow: a flow needs a name (name = \"...\")")
   end

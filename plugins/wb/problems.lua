@@ -7,20 +7,46 @@ function problems.add(message)
   problems.list[#problems.list + 1] = message
 end
 
--- Checks a step spec's fields against `allowed` (name -> Lua type),
--- collecting a problem for each unknown field or wrong type.
-function problems.check_fields(kind, spec, allowed, where)
+-- The field names of `tables`, sorted, as an unknown field's problem lists them.
+local function known_fields(tables)
+  local known = {}
+  for _, t in ipairs(tables) do
+    for name in pairs(t) do known[#known + 1] = name end
+  end
+  table.sort(known)
+  return table.concat(known, ", ")
+end
+
+-- Checks a spec's fields against `tables` (each name -> Lua type, or "any";
+-- the first that names a field gives its type), collecting a problem for
+-- each unknown field or wrong type; keys that are not strings are left
+-- alone when `strings_only`.
+local function check(kind, spec, tables, where, strings_only)
   for key, value in pairs(spec) do
-    local expected = allowed[key]
-    if expected == nil then
-      local known = {}
-      for name in pairs(allowed) do known[#known + 1] = name end
-      table.sort(known)
-      problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. table.concat(known, ", ") .. ")")
-    elseif type(value) ~= expected then
-      problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
+    if not strings_only or type(key) == "string" then
+      local expected
+      for _, t in ipairs(tables) do
+        if expected == nil then expected = t[key] end
+      end
+      if expected == nil then
+        problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. known_fields(tables) .. ")")
+      elseif expected ~= "any" and type(value) ~= expected then
+        problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
+      end
     end
   end
+end
+
+-- Checks a spec's fields against `allowed` (name -> Lua type), collecting a
+-- problem for each unknown field or wrong type.
+function problems.check_fields(kind, spec, allowed, where)
+  check(kind, spec, { allowed }, where, false)
+end
+
+-- The same for a step of wb/steps.lua: its own `fields` and the `common`
+-- ones every step has; its list part (a sequence's sub-steps) is not fields.
+function problems.check_step_fields(kind, spec, fields, common, where)
+  check(kind, spec, { fields, common }, where, true)
 end
 
 -- Notes a measurement a step reads, where the flow names it, so that

@@ -70,20 +70,7 @@ local common_fields = {
 
 -- Checks a step spec against the fields it may have, collecting problems.
 local function check_fields(kind, spec, fields, where)
-  for key, value in pairs(spec) do
-    if type(key) == "string" then
-      local expected = fields[key] or common_fields[key]
-      if expected == nil then
-        local known = {}
-        for name in pairs(fields) do known[#known + 1] = name end
-        for name in pairs(common_fields) do known[#known + 1] = name end
-        table.sort(known)
-        problems.add(where .. kind .. ": unknown field '" .. key .. "' (known: " .. table.concat(known, ", ") .. ")")
-      elseif expected ~= "any" and type(value) ~= expected then
-        problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
-      end
-    end
-  end
+  problems.check_step_fields(kind, spec, fields, common_fields, where)
   if spec.timeout ~= nil and type(spec.timeout) == "number" and spec.timeout <= 0 then
     problems.add(where .. kind .. ": timeout must be more than 0 seconds")
   end

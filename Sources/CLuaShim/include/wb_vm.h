@@ -71,6 +71,14 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
    before the first script runs. */
 enum { WB_MAX_FUNCTIONS = 32 };
 int wb_vm_add_function(wb_vm *vm, const char *name);
+
+/* While the host answers a call: "file:line: " of the function `level`
+   frames up the calling thread's stack (1: the caller of the host
+   function), skipping the step library's frames (wb_vm_set_library_prefix),
+   else "<main chunk>: ", written NUL-terminated into `out` (cut at
+   capacity). Returns its length; 0 outside a host call. Reads the stack
+   only: raises nothing, so Swift may call it. */
+size_t wb_vm_caller_position(wb_vm *vm, int level, char *out, size_t capacity);
 void wb_vm_close(wb_vm *vm);
 void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits);
 
@@ -131,7 +139,6 @@ typedef struct wb_slot {
  * the integer key `index`. Parents must be added before their children.
  */
 int wb_vm_schema_add(wb_vm *vm, int parent, const char *key, size_t key_length, int64_t index, int is_table);
-int wb_vm_schema_count(const wb_vm *vm);
 
 /* One frame of measurements: a slot per schema node, and m.t, m.frame. */
 typedef struct wb_frame {
