@@ -366,11 +366,7 @@ struct MeasurementFaults {
       } else if let value, let scale = fault.scale {
         frame[node] = .number(value * scale)
       }
-      var parent = schema.nodes[node].parent
-      while parent >= 0 {
-        frame[parent] = .table
-        parent = schema.nodes[parent].parent
-      }
+      for table in schema.ancestors(of: node) { frame[table] = .table }
     }
   }
 }
