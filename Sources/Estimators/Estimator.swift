@@ -106,17 +106,6 @@ extension MeasurementSchema {
     case .failure(let error): throw EstimatorError(estimator: estimator, error.description)
     }
   }
-
-  /// Every table node above `node`, nearest first.
-  public func ancestors(of node: Int) -> [Int] {
-    var result: [Int] = []
-    var parent = nodes[node].parent
-    while parent >= 0 {
-      result.append(parent)
-      parent = nodes[parent].parent
-    }
-    return result
-  }
 }
 
 /// An estimator that can show what it saw on the frame it measured last,

@@ -9,8 +9,9 @@ import PostgresNIO
 /// A gallery in a PostgreSQL database, shared by every workbench that
 /// names it (`--gallery postgres://user:password@host:port/database`):
 /// kiosks and QA runners enroll into and search one gallery. The tables
-/// are those of the SQLite file; every change is one transaction that also
-/// moves the revision on, so every process's search index notices it.
+/// are those of the SQLite file (``GallerySchema``); every change is one
+/// transaction that also moves the revision on, so every process's search
+/// index notices it.
 /// Calls block the calling thread (never an event loop's) until the server
 /// answers.
 public final class PostgresGallery: GalleryStore {
@@ -43,25 +44,14 @@ public final class PostgresGallery: GalleryStore {
       try transaction("create the tables", revision: false) { run in
         // Two processes starting at once must not both create the tables.
         _ = try run("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
-        for statement in Self.schema { _ = try run(PostgresQuery(unsafeSQL: statement)) }
+        for statement in GallerySchema.statements(.postgres) { _ = try run(PostgresQuery(unsafeSQL: statement)) }
         let rows = try run("SELECT key, value FROM gallery_meta WHERE key IN ('schema', 'descriptor')")
         var meta: [String: String] = [:]
         for row in rows {
           let cells = row.makeRandomAccess()
           meta[try cells["key"].decode(String.self)] = try cells["value"].decode(String.self)
         }
-        guard meta["schema"] == String(SQLiteGallery.schemaVersion) else {
-          throw GalleryError(
-            .unavailable,
-            "the gallery's format is version \(meta["schema"] ?? "?"), and this workbench reads \(SQLiteGallery.schemaVersion)"
-          )
-        }
-        guard meta["descriptor"] == GalleryFormat.descriptorModel else {
-          throw GalleryError(
-            .unavailable,
-            "the gallery's faces were described by '\(meta["descriptor"] ?? "?")', not \(GalleryFormat.descriptorModel)"
-          )
-        }
+        try GallerySchema.checkFormat(schema: meta["schema"], descriptor: meta["descriptor"])
       }
     } catch {
       close()
@@ -80,31 +70,6 @@ public final class PostgresGallery: GalleryStore {
   }
 
   static let lockKey: Int64 = 0x776F_726B_6265_6E63  // "workbenc"
-
-  static let schema = [
-    "CREATE TABLE IF NOT EXISTS gallery_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)",
-    """
-    CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, name TEXT NOT NULL, details TEXT NOT NULL,
-      created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS memberships (
-      group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
-      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, PRIMARY KEY (group_id, user_id))
-    """,
-    "CREATE INDEX IF NOT EXISTS memberships_user ON memberships(user_id)",
-    """
-    CREATE TABLE IF NOT EXISTS faces (id BIGSERIAL PRIMARY KEY,
-      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      descriptor BYTEA NOT NULL CHECK (length(descriptor) = \(FaceDescriptor.byteCount)),
-      image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at DOUBLE PRECISION NOT NULL, chip BYTEA)
-    """,
-    "CREATE INDEX IF NOT EXISTS faces_user ON faces(user_id)",
-    "INSERT INTO gallery_meta (key, value) VALUES ('schema', '\(SQLiteGallery.schemaVersion)') ON CONFLICT DO NOTHING",
-    "INSERT INTO gallery_meta (key, value) VALUES ('descriptor', '\(GalleryFormat.descriptorModel)') ON CONFLICT DO NOTHING",
-    "INSERT INTO gallery_meta (key, value) VALUES ('revision', '0') ON CONFLICT DO NOTHING",
-  ]
 
   // MARK: running queries
 

@@ -33,44 +33,11 @@ public final class SQLiteGallery: GalleryStore {
     }
   }
 
-  static let schemaVersion = 1
-
   private static func createTables(_ db: Database) throws {
-    try db.execute(
-      sql: """
-        CREATE TABLE IF NOT EXISTS gallery_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS groups (
-          id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE TABLE IF NOT EXISTS users (
-          id TEXT PRIMARY KEY, name TEXT NOT NULL, details TEXT NOT NULL,
-          created_at REAL NOT NULL, updated_at REAL NOT NULL);
-        CREATE TABLE IF NOT EXISTS memberships (
-          group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
-          user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-          PRIMARY KEY (group_id, user_id));
-        CREATE INDEX IF NOT EXISTS memberships_user ON memberships(user_id);
-        CREATE TABLE IF NOT EXISTS faces (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-          descriptor BLOB NOT NULL CHECK (length(descriptor) = \(FaceDescriptor.byteCount)),
-          image_sha256 TEXT NOT NULL, source TEXT NOT NULL, added_at REAL NOT NULL, chip BLOB);
-        CREATE INDEX IF NOT EXISTS faces_user ON faces(user_id);
-        INSERT OR IGNORE INTO gallery_meta (key, value) VALUES ('schema', '\(schemaVersion)');
-        INSERT OR IGNORE INTO gallery_meta (key, value) VALUES ('descriptor', '\(GalleryFormat.descriptorModel)');
-        INSERT OR IGNORE INTO gallery_meta (key, value) VALUES ('revision', '0');
-        """)
-    let schema = try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'schema'")
-    guard schema == String(schemaVersion) else {
-      throw GalleryError(
-        .unavailable, "the gallery's format is version \(schema ?? "?"), and this workbench reads \(schemaVersion)",
-        help: "open it with the workbench that wrote it, or export it there and import it here")
-    }
-    let model = try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'descriptor'")
-    guard model == GalleryFormat.descriptorModel else {
-      throw GalleryError(
-        .unavailable, "the gallery's faces were described by '\(model ?? "?")', not \(GalleryFormat.descriptorModel)",
-        help: "descriptors of different models cannot be compared: enroll the faces again in a new gallery")
-    }
+    for statement in GallerySchema.statements(.sqlite) { try db.execute(sql: statement) }
+    try GallerySchema.checkFormat(
+      schema: try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'schema'"),
+      descriptor: try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'descriptor'"))
   }
 
   /// Runs `body` in one write transaction that also moves the revision on.

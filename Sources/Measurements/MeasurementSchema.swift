@@ -85,6 +85,18 @@ public final class MeasurementSchema {
     }
     return parent < 0 ? nil : parent
   }
+
+  /// Every table node above `node`, nearest first: the tables a frame
+  /// marks present when it has a value at `node`.
+  public func ancestors(of node: Int) -> [Int] {
+    var result: [Int] = []
+    var parent = nodes[node].parent
+    while parent >= 0 {
+      result.append(parent)
+      parent = nodes[parent].parent
+    }
+    return result
+  }
 }
 
 /// A measurement that appears once as a value and once as a table.

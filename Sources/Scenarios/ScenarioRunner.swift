@@ -194,7 +194,7 @@ public enum ScenarioRunner {
     let frameFaults = scenario.faults.filter(\.touchesFrames)
     let seed = UInt64(bitPattern: scenario.seed ?? 1)
     if !frameFaults.isEmpty, InputSpec.isTrace(inputPath) {
-      let unsupported = TraceFrameFaults.unsupported(frameFaults)
+      let unsupported = FaultyTraceInput.unsupported(frameFaults)
       if !unsupported.isEmpty {
         return outcome(
           error:
@@ -232,8 +232,8 @@ public enum ScenarioRunner {
     }
     if !frameFaults.isEmpty {
       if InputSpec.isTrace(inputPath) {
-        let traceFaults = TraceFrameFaults(frameFaults, seed: seed)
-        session.wrapInput { input, _ in FaultyTraceInput(input, faults: traceFaults) }
+        let timeline = FaultTimeline<MeasurementFrame>(frameFaults, seed: seed)
+        session.wrapInput { input, _ in FaultyTraceInput(input, timeline: timeline) }
       } else {
         session.wrapFrameSource { source in FaultySource(source, faults: frameFaults, seed: seed) }
       }

@@ -39,11 +39,7 @@ func frames(schema: MeasurementSchema, fields: [(String, MeasurementValue)]) -> 
     var frame = MeasurementFrame(t: 0, index: 0)
     for (path, value) in fields {
       guard case .success(let id) = schema.node(path: path) else { fatalError("bad path \(path)") }
-      var node = schema.nodes[id].parent
-      while node >= 0 {
-        frame[node] = .table
-        node = schema.nodes[node].parent
-      }
+      for table in schema.ancestors(of: id) { frame[table] = .table }
       if case .number(let number) = value {
         frame[id] = .number(number + Double(variant) * 0.01)
       } else {

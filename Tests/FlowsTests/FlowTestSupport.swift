@@ -51,11 +51,7 @@ struct FrameScript {
       for (path, value) in values.sorted(by: { $0.key < $1.key }) {
         guard case .success(let id) = schema.node(path: path) else { continue }
         frame[id] = value
-        var parent = schema.nodes[id].parent
-        while parent >= 0 {
-          frame[parent] = .table
-          parent = schema.nodes[parent].parent
-        }
+        for table in schema.ancestors(of: id) { frame[table] = .table }
       }
       return frame
     }
