@@ -20,19 +20,28 @@ end
 -- Checks a spec's fields against `tables` (each name -> Lua type, or "any";
 -- the first that names a field gives its type), collecting a problem for
 -- each unknown field or wrong type; keys that are not strings are left
--- alone when `strings_only`.
+-- alone when `strings_only`. Fields are checked in sorted order, so that a flow's problems come in the
+-- same order on every run (pairs follows string hashes, seeded per state).
 local function check(kind, spec, tables, where, strings_only)
-  for key, value in pairs(spec) do
-    if not strings_only or type(key) == "string" then
-      local expected
-      for _, t in ipairs(tables) do
-        if expected == nil then expected = t[key] end
-      end
-      if expected == nil then
-        problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. known_fields(tables) .. ")")
-      elseif expected ~= "any" and type(value) ~= expected then
-        problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
-      end
+  local keys = {}
+  for key in pairs(spec) do
+    if not strings_only or type(key) == "string" then keys[#keys + 1] = key end
+  end
+  table.sort(keys, function(a, b)
+    if type(a) ~= type(b) then return type(a) < type(b) end
+    if type(a) == "string" or type(a) == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  for _, key in ipairs(keys) do
+    local value = spec[key]
+    local expected
+    for _, t in ipairs(tables) do
+      if expected == nil then expected = t[key] end
+    end
+    if expected == nil then
+      problems.add(where .. kind .. ": unknown field '" .. tostring(key) .. "' (known: " .. known_fields(tables) .. ")")
+    elseif expected ~= "any" and type(value) ~= expected then
+      problems.add(where .. kind .. ": field '" .. key .. "' must be a " .. expected .. ", not a " .. type(value))
     end
   end
 end
