@@ -2,6 +2,11 @@ import CardGeometry
 import Foundation
 import Imaging
 
+// About 600 lines, kept whole on purpose: one pass over four sides whose
+// sampling, step finding, line fitting and blur measure share the scratch
+// buffers and the side geometry; split across files, every helper would
+// have to widen its access to them.
+
 /// Fits the four sides of a card precisely at full resolution: along each
 /// side of an approximate quadrilateral it reads the image across the side
 /// at evenly spaced points (leaving out the rounded corners), takes the
