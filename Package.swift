@@ -117,12 +117,25 @@ let package = Package(
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
       name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
+    // Starting an HTTP server on an address and learning the port it listens on; which
+    // addresses are loopback. Shared by the preview and the activation server.
+    .target(
+      name: "HTTPServing",
+      dependencies: [
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // A plain TCP client of a port on 127.0.0.1, byte by byte: for the servers' tests and bench.
+    .target(name: "LoopbackClient"),
     // License activation over HTTP: the client (`license activate`) and the reference
     // activation server (`license serve`), kept out of Licensing: docs/licensing.md.
     .target(
       name: "LicenseActivation",
       dependencies: [
-        "Licensing", "Diagnostics", "JSONCore",
+        "Licensing", "Diagnostics", "JSONCore", "HTTPServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -205,7 +218,7 @@ let package = Package(
       name: "Preview",
       dependencies: [
         "Session", "Flows", "Settings", "Reporting", "Measurements", "Capture", "Imaging", "JSONCore", "Diagnostics",
-        "Scripting",
+        "Scripting", "HTTPServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -231,6 +244,8 @@ let package = Package(
         "FaceRecognition", "Gallery", "JSONCore",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.
         "SimulatedCamera",
+        // The server bench's clients.
+        "LoopbackClient",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -312,9 +327,15 @@ let package = Package(
       exclude: ["Fixtures"]),
     .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
     .testTarget(
+      name: "HTTPServingTests",
+      dependencies: [
+        "HTTPServing", "LoopbackClient", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    .testTarget(
       name: "LicenseActivationTests",
       dependencies: [
-        "LicenseActivation", "Licensing", "Diagnostics", "TestSupport", "HTTPTestSupport",
+        "LicenseActivation", "Licensing", "Diagnostics", "TestSupport", "HTTPTestSupport", "LoopbackClient",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -331,7 +352,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session",
-        "RunComposition",
+        "RunComposition", "LoopbackClient",
       ],
       exclude: ["Fixtures"]),
   ]

@@ -1,58 +1,10 @@
 import Diagnostics
-import Dispatch
 import Foundation
+import HTTPServing
 import Hummingbird
 import JSONCore
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Session
-
-/// Where the preview listens: `ADDR:PORT`, `:PORT` or `PORT` (port 0 picks a
-/// free one). Loopback unless said otherwise.
-public struct PreviewAddress: Sendable, Equatable {
-  public static let defaultHost = "127.0.0.1"
-  public var host: String
-  public var port: Int
-
-  public init(host: String = PreviewAddress.defaultHost, port: Int = 0) {
-    self.host = host
-    self.port = port
-  }
-
-  public static func parse(_ text: String) throws(WorkbenchError) -> PreviewAddress {
-    let help = "write --preview ADDR:PORT, e.g. --preview 127.0.0.1:8080, or --preview alone for a free port"
-    var host = defaultHost
-    var portText = Substring(text)
-    if let colon = text.lastIndex(of: ":") {
-      let head = text[..<colon]
-      if !head.isEmpty { host = String(head).trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
-      portText = text[text.index(after: colon)...]
-    }
-    guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
-      throw WorkbenchError(.usage, "--preview \(text): not an address and port", help: help)
-    }
-    return PreviewAddress(host: host, port: port)
-  }
-
-  /// Only this machine can reach it.
-  public var isLoopback: Bool {
-    if host == "localhost" { return true }
-    var v4 = in_addr()
-    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-    var v6 = in6_addr()
-    if inet_pton(AF_INET6, host, &v6) == 1 { return host == "::1" || host == "0:0:0:0:0:0:0:1" }
-    return false
-  }
-
-  /// An address written as numbers (v4, or v6 in brackets), not a name.
-  static func isLiteral(_ host: String) -> Bool {
-    let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    var v4 = in_addr()
-    var v6 = in6_addr()
-    return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
-  }
-}
 
 /// The preview's HTTP server (docs/preview.md): the page, the run's state,
 /// its frames, and the controls, which go to the session's mailbox and are
@@ -75,9 +27,8 @@ public final class PreviewServer: @unchecked Sendable {
   public let address: PreviewAddress
   private let publisher: PreviewPublisher
   private let controls: ControlMailbox
-  private let group = DispatchGroup()
   private let lock = NSLock()
-  private var serviceGroup: ServiceGroup?
+  private var server: HTTPServer?
   private var boundPort = 0
 
   public init(address: PreviewAddress, publisher: PreviewPublisher, controls: ControlMailbox) {
@@ -89,46 +40,25 @@ public final class PreviewServer: @unchecked Sendable {
   /// Starts listening and returns the port; a port in use or an address
   /// that cannot be bound is a usage error.
   public func start() throws(WorkbenchError) -> Int {
-    let listening = DispatchSemaphore(value: 0)
-    let outcome = StartOutcome()
-    var logger = Logger(label: "workbench.preview") { StreamLogHandler.standardError(label: $0) }
-    logger.logLevel = .error
-    let application = Application(
-      router: makeRouter(),
-      configuration: ApplicationConfiguration(
-        address: .hostname(address.host, port: address.port), serverName: "workbench-preview", reuseAddress: true),
-      onServerRunning: { channel in
-        outcome.set(port: channel.localAddress?.port ?? 0)
-        listening.signal()
-      },
-      logger: logger)
-    var configuration = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: logger)
-    configuration.maximumGracefulShutdownDuration = .seconds(2)
-    configuration.maximumCancellationDuration = .seconds(2)
-    let services = ServiceGroup(configuration: configuration)
-    lock.withLock { serviceGroup = services }
-    group.enter()
-    Task.detached { [group] in
-      defer { group.leave() }
-      do { try await services.run() } catch { outcome.set(error: error) }
-      listening.signal()
-    }
-    listening.wait()
-    if let port = outcome.port {
+    let started = HTTPServer(
+      address: address, serverName: "workbench-preview", logLabel: "workbench.preview",
+      responder: makeRouter().buildResponder(), shutdownLimit: .seconds(2))
+    lock.withLock { server = started }
+    do {
+      let port = try started.start()
       lock.withLock { boundPort = port }
       return port
+    } catch {
+      throw describe(error)
     }
-    throw describe(outcome.error)
   }
 
   /// Stops listening; open requests end.
   public func stop() {
-    guard let services = lock.withLock({ serviceGroup }) else { return }
-    Task.detached { await services.triggerGracefulShutdown() }
-    _ = group.wait(timeout: .now() + 5)
+    lock.withLock { server }?.stop()
   }
 
-  private func describe(_ error: (any Error)?) -> WorkbenchError {
+  private func describe(_ error: any Error) -> WorkbenchError {
     let place = "\(address.host):\(address.port)"
     if let error = error as? IOError {
       let help =
@@ -140,7 +70,7 @@ public final class PreviewServer: @unchecked Sendable {
         help: help)
     }
     return WorkbenchError(
-      .usage, "the preview cannot listen on \(place): \(error.map { "\($0)" } ?? "it stopped before it listened")",
+      .usage, "the preview cannot listen on \(place): \(error)",
       help: "give an address of this machine, e.g. --preview 127.0.0.1:8080")
   }
 
@@ -294,7 +224,7 @@ public final class PreviewServer: @unchecked Sendable {
     } else {
       // A name other than this machine's may be one a page elsewhere rebound to this address.
       let name = host.lastIndex(of: ":").map { String(host[..<$0]) } ?? host
-      guard PreviewAddress.isLiteral(name) || name.lowercased() == Self.machineName || name.lowercased() == "localhost"
+      guard PreviewAddress.isNumeric(name) || name.lowercased() == Self.machineName || name.lowercased() == "localhost"
       else {
         return Self.problem(
           .forbidden, "the preview answers to this machine's addresses and its name (\(Self.machineName)), not \(name)")
@@ -336,17 +266,6 @@ public final class PreviewServer: @unchecked Sendable {
   static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
     json(status, .object(JSONObject([("ok", .bool(false)), ("message", .string(message))])))
   }
-}
-
-private final class StartOutcome: @unchecked Sendable {
-  private let lock = NSLock()
-  private var storedPort: Int?
-  private var storedError: (any Error)?
-
-  func set(port: Int) { lock.withLock { storedPort = port } }
-  func set(error: any Error) { lock.withLock { storedError = error } }
-  var port: Int? { lock.withLock { storedPort } }
-  var error: (any Error)? { lock.withLock { storedError } }
 }
 
 private final class ReplyBox: @unchecked Sendable {

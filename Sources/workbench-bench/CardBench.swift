@@ -60,12 +60,6 @@ private func printDetectionRow(_ name: String, frames: Int, correct: Int, wrong:
         100 * Double(correct) / Double(max(1, frames)), 100 * Double(wrong) / Double(max(1, frames))))
 }
 
-private func percentile(_ values: [Double], _ fraction: Double) -> Double {
-  guard !values.isEmpty else { return .nan }
-  let sorted = values.sorted()
-  return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-}
-
 func runCardBenchmarks() throws {
   let environment = ProcessInfo.processInfo.environment
   let count = Int(environment["BENCH_CARD_SAMPLES"] ?? "") ?? 300

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import LoopbackClient
 import TestSupport
 import Testing
 

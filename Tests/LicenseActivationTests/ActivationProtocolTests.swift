@@ -114,6 +114,18 @@ import Testing
     }
   }
 
+  /// `license serve` says that a host that is not loopback makes the server
+  /// reachable from other machines: a name that begins like a loopback
+  /// address is such a host.
+  @Test func onlyLoopbackAddressesAreLoopbackNotNamesThatBeginLikeThem() {
+    for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"] {
+      #expect(ActivationServerConfiguration.isLoopback(host), "\(host)")
+    }
+    for host in ["127.x.example", "127.0.0.1.example", "127.example.org", "0.0.0.0", "192.168.1.10", "::"] {
+      #expect(!ActivationServerConfiguration.isLoopback(host), "\(host)")
+    }
+  }
+
   @Test func aPortInUseIsAClearError() async throws {
     let silent = try SilentServer()
     defer { silent.stop() }

@@ -3,8 +3,8 @@ import Diagnostics
 import Foundation
 import LicenseActivation
 import Licensing
+import LoopbackClient
 import NIOCore
-import TestSupport
 import Testing
 
 /// The server's limits against slow and abusive clients, with timeouts
