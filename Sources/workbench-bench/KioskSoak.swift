@@ -7,11 +7,11 @@ import CaptureTesting
 import CardScenes
 import Diagnostics
 import Foundation
+import Interrupts
 import JSONCore
 import Logging
 import Measurements
 import Reporting
-import Scripting
 import Session
 
 #if canImport(Glibc)
