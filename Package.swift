@@ -36,8 +36,11 @@ let package = Package(
     .systemLibrary(
       name: "CLua", pkgConfig: "lua5.4",
       providers: [.apt(["liblua5.4-dev"])]),
+    // Ctrl-C and SIGTERM as a flag, read by the frame loop and by the Lua count hook.
+    .target(name: "CInterrupts"),
+    .target(name: "Interrupts", dependencies: ["CInterrupts"]),
     // The C side of the Lua boundary: sandbox, limits, errors, table fill.
-    .target(name: "CLuaShim", dependencies: ["CLua"]),
+    .target(name: "CLuaShim", dependencies: ["CLua", "CInterrupts"]),
     // libjpeg-turbo's TurboJPEG API (Debian libturbojpeg0-dev).
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg",
@@ -53,7 +56,7 @@ let package = Package(
       linkerSettings: [
         .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
       ]),
-    .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CFFmpeg", "Diagnostics", "JSONCore"]),
+    .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CFFmpeg", "Diagnostics", "JSONCore", "Interrupts"]),
     // A scripted V4L2 device behind Capture's ioctl seam: the camera code runs without a camera, in the
     // tests and in the kiosk soak of workbench-bench.
     .target(name: "SimulatedCamera", dependencies: ["Capture", "CV4L2"]),
@@ -190,7 +193,8 @@ let package = Package(
     .target(
       name: "Flows",
       dependencies: [
-        "Scripting", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Randomness",
+        "Scripting", "Interrupts", "Settings", "Messages", "Measurements", "Reporting", "Diagnostics", "JSONCore",
+        "Randomness",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // One run of a flow, and the one object that drives it: inputs, the estimator pipeline, outputs,
@@ -198,7 +202,7 @@ let package = Package(
     .target(
       name: "Session",
       dependencies: [
-        "Flows", "Scripting", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
+        "Flows", "Interrupts", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging",
         "Capture", "Estimators", "Integrity", "Licensing", "CardGeometry",
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -218,7 +222,7 @@ let package = Package(
       name: "Preview",
       dependencies: [
         "Session", "Flows", "Settings", "Reporting", "Measurements", "Capture", "Imaging", "JSONCore", "Diagnostics",
-        "Scripting", "HTTPServing",
+        "Interrupts", "HTTPServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,7 +242,7 @@ let package = Package(
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
-        "Session", "RunComposition", "Preview", "Flows", "Scripting", "Measurements", "Reporting", "Diagnostics",
+        "Session", "RunComposition", "Preview", "Flows", "Interrupts", "Measurements", "Reporting", "Diagnostics",
         "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",

@@ -1,5 +1,7 @@
 #include "wb_internal.h"
 
+#include <CInterrupts.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

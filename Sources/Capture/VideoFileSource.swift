@@ -295,7 +295,8 @@ final class VideoFileSource: FrameSource {
   deinit { close() }
 }
 
-/// The decode thread and the ring of frames between it and the frame loop.
+/// The decode thread and the buffers going round between it and the frame
+/// loop: decoded frames one way, emptied buffers back the other.
 private final class DecodeAhead: @unchecked Sendable {
   enum Content {
     case image(ImageBuffer)
@@ -307,104 +308,72 @@ private final class DecodeAhead: @unchecked Sendable {
     var content: Content
   }
 
-  private let condition = NSCondition()
   private let reader: VideoFileReader
-  private var free: [ImageBuffer]
-  private var ready: [Decoded] = []
-  /// At most this many frames wait for the loop, damaged ones included.
-  private let capacity: Int
+  /// At most `ringSize` frames wait for the loop, damaged ones included; the
+  /// decoder waits for room, so a file never loses a frame.
+  private let decoded: BoundedHandoff<Decoded, CaptureError>
+  /// The buffers the decoder may fill. It holds them all, so giving one back never waits.
+  private let emptyBuffers: BoundedHandoff<ImageBuffer, Never>
   /// The buffer the loop holds (the last frame it took), given back on the next take.
   private var lent: ImageBuffer?
-  private var finished = false
-  private var failure: CaptureError?
-  private var stopping = false
-  private var threadDone = false
+  private let threadDone = DispatchSemaphore(value: 0)
 
   init(reader: VideoFileReader, ringSize: Int) {
     self.reader = reader
-    capacity = ringSize
+    decoded = BoundedHandoff(capacity: ringSize, whenFull: .waitForRoom)
     // Empty until a frame decodes: a small damaged file may declare a huge size.
-    free = (0..<ringSize).map { _ in ImageBuffer(format: .yuv420p) }
+    emptyBuffers = BoundedHandoff(
+      capacity: ringSize, whenFull: .waitForRoom, holding: (0..<ringSize).map { _ in ImageBuffer(format: .yuv420p) })
     let thread = Thread { [self] in run() }
     thread.name = "workbench-decode"
     thread.start()
   }
 
   private func run() {
-    defer {
-      condition.lock()
-      threadDone = true
-      condition.broadcast()
-      condition.unlock()
-    }
-    while true {
-      condition.lock()
-      while (free.isEmpty || ready.count >= capacity) && !stopping { condition.wait() }
-      if stopping {
-        condition.unlock()
-        return
-      }
-      let buffer = free.removeLast()
-      condition.unlock()
+    defer { threadDone.signal() }
+    // A buffer to decode into and room for the frame, until the loop closes.
+    while let buffer = emptyBuffers.take()?.element, decoded.waitForRoom() {
       let result: Result<VideoFileReader.Read, CaptureError>
       do {
         result = .success(try reader.readFrame(into: buffer))
       } catch {
         result = .failure(error)
       }
-      condition.lock()
       switch result {
       case .success(.frame(let seconds, _, _)):
-        ready.append(Decoded(seconds: seconds, content: .image(buffer)))
+        decoded.put(Decoded(seconds: seconds, content: .image(buffer)))
       case .success(.damaged(let reason)):
-        free.append(buffer)
-        ready.append(Decoded(seconds: .nan, content: .damaged(reason)))
+        emptyBuffers.put(buffer)
+        decoded.put(Decoded(seconds: .nan, content: .damaged(reason)))
       case .success(.end):
-        free.append(buffer)
-        finished = true
+        decoded.close()
+        return
       case .failure(let error):
-        free.append(buffer)
-        failure = error
+        decoded.close(failing: error)
+        return
       }
-      let done = finished || failure != nil
-      condition.broadcast()
-      condition.unlock()
-      if done { return }
     }
   }
 
   /// The next frame in file order; nil at the end. The image belongs to the
   /// loop until the next call.
   func take() throws(CaptureError) -> Decoded? {
-    condition.lock()
-    defer { condition.unlock() }
     if let lent {
-      free.append(lent)
+      emptyBuffers.put(lent)
       self.lent = nil
-      condition.broadcast()
     }
-    while ready.isEmpty && !finished && failure == nil && !stopping { condition.wait() }
-    if !ready.isEmpty {
-      var decoded = ready.removeFirst()
-      // Room in the queue: the decode thread may be waiting for it (damaged
-      // frames hold no buffer, so giving one back is not the only wake-up).
-      condition.broadcast()
-      if case .image(let image) = decoded.content { lent = image }
-      // A damaged frame has no time of its own: it sits just after the one before.
-      if decoded.seconds.isNaN { decoded.seconds = -.infinity }
-      return decoded
-    }
-    if let failure { throw failure }
-    return nil
+    guard var next = try decoded.take()?.element else { return nil }
+    if case .image(let image) = next.content { lent = image }
+    // A damaged frame has no time of its own: it sits just after the one before.
+    if next.seconds.isNaN { next.seconds = -.infinity }
+    return next
   }
 
   /// Stops the thread, waits for it to leave the reader, and closes the reader.
   func close() {
-    condition.lock()
-    stopping = true
-    condition.broadcast()
-    while !threadDone { condition.wait() }
-    condition.unlock()
+    decoded.close()
+    emptyBuffers.close()
+    threadDone.wait()
     reader.close()
   }
 }

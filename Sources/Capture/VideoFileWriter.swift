@@ -52,17 +52,22 @@ public final class VideoFileWriter: @unchecked Sendable {
     var t: Double
   }
 
+  /// The frames for the encoder thread: `queueDepth` at most, dropped and
+  /// counted when full (a camera) or waited for (a file).
+  private let queue: BoundedHandoff<Job, Never>
+  /// Buffers for copies of raw frames, taken by `append` and given back once
+  /// encoded. It holds them all, so giving one back never waits.
+  private let spareBuffers: BoundedHandoff<ImageBuffer, Never>
+  private let dropsWhenBehind: Bool
+  /// The encoder's state, shared with `finish` and the counters.
   private let condition = NSCondition()
-  private var queue: [Job] = []
-  /// Buffers for copies of raw frames, taken by `append` and given back once encoded.
-  private var spareBuffers: [ImageBuffer]
-  private var closing = false
   private var threadDone = false
   private var finished = false
   private var failure: CaptureError?
   private var times: [Double] = []
-  private var dropped = 0
-  private let dropsWhenBehind: Bool
+  /// Frames dropped besides those the full queue dropped: of another size,
+  /// without a spare buffer, undecodable.
+  private var rejected = 0
 
   /// Starts a recording of `width`×`height` frames at `path`. `crf` is x264's
   /// quality (0 lossless, 23 its default, 51 worst), `preset` its speed.
@@ -83,6 +88,10 @@ public final class VideoFileWriter: @unchecked Sendable {
     self.fps = fps.isFinite && fps > 0 ? fps : 30
     self.deviceInfo = deviceInfo
     self.dropsWhenBehind = dropsWhenBehind
+    queue = BoundedHandoff(capacity: Self.queueDepth, whenFull: dropsWhenBehind ? .dropNewest : .waitForRoom)
+    spareBuffers = BoundedHandoff(
+      capacity: Self.queueDepth, whenFull: .waitForRoom,
+      holding: (0..<Self.queueDepth).map { _ in ImageBuffer(width: width, height: height, format: .yuv420p) })
     let (temporary, descriptor) = try AtomicFile.createTemporary(beside: path)
     closeDescriptor(descriptor)
     temporaryPath = temporary
@@ -98,7 +107,6 @@ public final class VideoFileWriter: @unchecked Sendable {
       throw Self.error(status, cText(message), path: path)
     }
     self.handle = handle
-    spareBuffers = (0..<Self.queueDepth).map { _ in ImageBuffer(width: width, height: height, format: .yuv420p) }
     let thread = Thread { [self] in encodeLoop() }
     thread.name = "workbench-encode"
     thread.start()
@@ -120,75 +128,74 @@ public final class VideoFileWriter: @unchecked Sendable {
   public var framesDropped: Int {
     condition.lock()
     defer { condition.unlock() }
-    return dropped
+    return rejected + queue.dropped
   }
 
   /// Queues one JPEG frame shown at `t` seconds; never waits for the encoder.
   /// Throws once writing has failed (a full disk), with that failure.
   public func append(jpeg: [UInt8], t: Double) throws(CaptureError) {
-    condition.lock()
-    defer { condition.unlock() }
-    waitForRoom()
-    if let failure { throw failure }
-    guard !closing else { return }
-    guard queue.count < Self.queueDepth else {
-      dropped += 1
-      return
-    }
-    queue.append(Job(content: .jpeg(jpeg), t: t))
-    condition.broadcast()
+    let open = dropsWhenBehind ? !queue.isClosed : queue.waitForRoom()
+    try throwIfFailed()
+    guard open else { return }
+    queue.put(Job(content: .jpeg(jpeg), t: t))
   }
 
   /// Queues a copy of `image` (yuv420p, rgb8 or gray8 of the recording's size) shown at `t`.
   public func append(image: ImageBuffer, t: Double) throws(CaptureError) {
-    condition.lock()
-    defer { condition.unlock() }
-    waitForRoom()
-    if let failure { throw failure }
-    guard !closing else { return }
-    guard image.width == width, image.height == height else {
-      dropped += 1
-      return
-    }
-    guard queue.count < Self.queueDepth, let copy = spareBuffers.popLast() else {
-      dropped += 1
+    let spare = spareBuffer()
+    var unused = spare
+    defer { if let unused { spareBuffers.put(unused) } }
+    try throwIfFailed()
+    guard !queue.isClosed else { return }
+    guard image.width == width, image.height == height, let copy = spare else {
+      countRejected()
       return
     }
     copy.reshape(width: image.width, height: image.height, format: image.format)
     copy.pixels.update(from: image.pixels, count: image.byteCount)
-    queue.append(Job(content: .pixels(copy), t: t))
-    condition.broadcast()
+    // Dropped when the queue is full (a camera's frame), refused once finished.
+    if queue.put(Job(content: .pixels(copy), t: t)) == .accepted { unused = nil }
   }
 
-  /// For frames from a file: waits (the lock held by the caller) until the
-  /// queue and a spare buffer have room.
-  private func waitForRoom() {
-    guard !dropsWhenBehind else { return }
-    while (queue.count >= Self.queueDepth || spareBuffers.isEmpty) && !closing && failure == nil && !threadDone {
-      condition.wait()
-    }
+  /// A buffer to copy a raw frame into: for frames from a camera, one if
+  /// there is one; for frames from a file, once the queue has room and the
+  /// encoder has given one back (nil once finished).
+  private func spareBuffer() -> ImageBuffer? {
+    if dropsWhenBehind { return spareBuffers.takeIfReady() }
+    guard queue.waitForRoom() else { return nil }
+    return spareBuffers.take()?.element
+  }
+
+  private func throwIfFailed() throws(CaptureError) {
+    condition.lock()
+    defer { condition.unlock() }
+    if let failure { throw failure }
+  }
+
+  private func countRejected() {
+    condition.lock()
+    rejected += 1
+    condition.unlock()
   }
 
   private func encodeLoop() {
+    defer {
+      condition.lock()
+      threadDone = true
+      condition.broadcast()
+      condition.unlock()
+    }
     let decoder = JPEGDecoder()
     let rgb = ImageBuffer(format: .rgb8)
     let gray = ImageBuffer(width: width, height: height, format: .yuv420p)
     var message = [CChar](repeating: 0, count: 512)
-    while true {
+    // Until `finish` closes the queue and what it holds is encoded.
+    while let job = queue.take()?.element {
       condition.lock()
-      while queue.isEmpty && !closing { condition.wait() }
-      if queue.isEmpty {
-        threadDone = true
-        condition.broadcast()
-        condition.unlock()
-        return
-      }
-      let job = queue.removeFirst()
       let stopped = failure != nil
       condition.unlock()
       var status: Int32 = 0
       var problem: String?
-      var returned: ImageBuffer?
       if !stopped, let handle {
         switch job.content {
         case .jpeg(let bytes):
@@ -206,7 +213,6 @@ public final class VideoFileWriter: @unchecked Sendable {
             problem = "undecodable"
           }
         case .pixels(let image):
-          returned = image
           var pixels = image
           if image.format == .gray8 {
             gray.pixels.update(from: image.pixels, count: width * height)
@@ -219,16 +225,15 @@ public final class VideoFileWriter: @unchecked Sendable {
           }
         }
       }
+      if case .pixels(let image) = job.content { spareBuffers.put(image) }
       condition.lock()
-      if let returned { spareBuffers.append(returned) }
       if status != 0, failure == nil {
         failure = Self.error(status, cText(message), path: path)
       } else if status == 0, !stopped, problem == nil {
         times.append(job.t)
       } else if problem != nil {
-        dropped += 1
+        rejected += 1
       }
-      condition.broadcast()
       condition.unlock()
     }
   }
@@ -242,8 +247,9 @@ public final class VideoFileWriter: @unchecked Sendable {
       return
     }
     finished = true
-    closing = true
-    condition.broadcast()
+    condition.unlock()
+    queue.close()
+    condition.lock()
     while !threadDone { condition.wait() }
     let writeFailure = failure
     let frameTimes = times

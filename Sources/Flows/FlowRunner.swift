@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Interrupts
 import JSONCore
 import Measurements
 import Randomness

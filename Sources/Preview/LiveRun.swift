@@ -1,7 +1,7 @@
 import Diagnostics
 import Flows
 import Foundation
-import Scripting
+import Interrupts
 import Session
 import Settings
 import Synchronization

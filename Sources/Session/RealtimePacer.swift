@@ -1,5 +1,5 @@
 import Foundation
-import Scripting
+import Interrupts
 
 /// Sleeps so that frame times line up with the wall clock, in short naps
 /// that notice Ctrl-C.

@@ -1,7 +1,7 @@
 import Capture
 import Diagnostics
 import Foundation
-import Scripting
+import Interrupts
 import Settings
 
 /// `workbench record`: frames from a camera (or a recording) into an MJPEG

@@ -3,11 +3,11 @@ import Diagnostics
 import Estimators
 import Flows
 import Foundation
+import Interrupts
 import JSONCore
 import Logging
 import Measurements
 import Reporting
-import Scripting
 import Settings
 
 /// One run of a flow over an input, and the one object that drives it: the

@@ -1,14 +1,6 @@
-import Capture
 import Diagnostics
-import Estimators
 import Flows
-import Foundation
 import JSONCore
-import Logging
-import Measurements
-import Reporting
-import Scripting
-import Settings
 
 /// The live controls a watched run takes between frames (the preview, the
 /// terminal's keys, the file watcher): each is one event and one reply.

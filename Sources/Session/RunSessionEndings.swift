@@ -1,14 +1,8 @@
-import Capture
 import Diagnostics
-import Estimators
 import Flows
 import Foundation
 import JSONCore
-import Logging
-import Measurements
 import Reporting
-import Scripting
-import Settings
 
 /// How a run ends: the flow's runner told why, or, when the flow never ran,
 /// a result record of its own; and the outcome the caller gets.

@@ -6,12 +6,12 @@ import Capture
 import CardScenes
 import Diagnostics
 import Foundation
+import Interrupts
 import JSONCore
 import Logging
 import Measurements
 import Reporting
 import RunComposition
-import Scripting
 import Session
 import SimulatedCamera
 

@@ -20,9 +20,9 @@
 // out); SOAK_OUT=DIR keeps the outputs there (by default a temporary folder,
 // removed); SOAK_SUMMARY=FILE also writes the figures as JSON.
 import Foundation
+import Interrupts
 import JSONCore
 import Logging
-import Scripting
 
 /// How much resident memory may grow from the end of the warm-up to the end
 /// of a part and still count as flat. Allocator noise (glibc's arenas,

@@ -198,15 +198,6 @@ size_t wb_vm_memory_peak(const wb_vm *vm);
 int wb_vm_required_file_count(wb_vm *vm);
 size_t wb_vm_required_file(wb_vm *vm, int i, char *out, size_t capacity);
 
-/* ---- interruption ------------------------------------------------------ */
-
-/* Installs SIGINT/SIGTERM handlers that only set a flag; Lua checks it. */
-void wb_interrupt_install(void);
-int wb_interrupt_pending(void);
-int wb_interrupt_signal(void);
-void wb_interrupt_request(void);
-void wb_interrupt_clear(void);
-
 #ifdef __cplusplus
 }
 #endif

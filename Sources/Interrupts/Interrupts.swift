@@ -1,4 +1,4 @@
-import CLuaShim
+import CInterrupts
 
 /// Ctrl-C and SIGTERM only set a flag: the frame loop and the Lua count
 /// hook both check it, so a run stops at a clean point and still writes its
@@ -6,8 +6,6 @@ import CLuaShim
 public enum Interrupts {
   public static func install() { wb_interrupt_install() }
   public static var pending: Bool { wb_interrupt_pending() != 0 }
-  public static func request() { wb_interrupt_request() }
-  public static func clear() { wb_interrupt_clear() }
 
   public static var signalName: String {
     switch wb_interrupt_signal() {

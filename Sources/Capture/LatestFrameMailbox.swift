@@ -1,34 +1,27 @@
-import Capture
 import Foundation
-import Scripting
+import Interrupts
 
 /// One slot between a capture thread and the frame loop: the capture thread
 /// always replaces what is there, so the loop gets the newest frame and the
 /// frames it never saw are counted as dropped.
-final class LatestFrameMailbox: @unchecked Sendable {
+public final class LatestFrameMailbox: @unchecked Sendable {
   /// How long ``close()`` waits for the capture thread to leave the source:
   /// a camera delivers a frame or times out a wait (1 s) within it.
-  static let closeWait = 1.5
+  public static let closeWait = 1.5
 
+  private let slot = BoundedHandoff<CapturedFrame, CaptureError>(capacity: 1, whenFull: .replaceOldest)
   private let condition = NSCondition()
-  private var slot: CapturedFrame?
-  private var droppedSinceTake = 0
-  private var finished = false
-  private var failure: CaptureError?
-  private var stopping = false
   /// The capture thread has returned, and no longer touches the source.
   private var threadDone = false
   /// ``close()`` stopped waiting: the capture thread closes the source as it leaves.
   private var threadCloses = false
-  private var thread: Thread?
   private let box: SourceBox
 
-  init(source: any FrameSource) {
+  public init(source: any FrameSource) {
     let box = SourceBox(source)
     self.box = box
     let thread = Thread { [weak self] in self?.run(box.source) }
     thread.name = "workbench-capture"
-    self.thread = thread
     thread.start()
   }
 
@@ -46,31 +39,17 @@ final class LatestFrameMailbox: @unchecked Sendable {
       condition.unlock()
       if closes { source.close() }
     }
-    while true {
-      condition.lock()
-      let stop = stopping
-      condition.unlock()
-      if stop { return }
-      let result: Result<CapturedFrame?, CaptureError>
+    while !slot.isClosed {
       do {
-        result = .success(try source.next())
+        guard let frame = try source.next() else {
+          slot.close()
+          return
+        }
+        slot.put(Self.owned(frame))
       } catch {
-        result = .failure(error)
+        slot.close(failing: error)
+        return
       }
-      condition.lock()
-      switch result {
-      case .success(let frame?):
-        if slot != nil { droppedSinceTake += 1 }
-        slot = LatestFrameMailbox.owned(frame)
-      case .success(nil):
-        finished = true
-      case .failure(let error):
-        failure = error
-      }
-      condition.broadcast()
-      condition.unlock()
-      if case .success(nil) = result { return }
-      if case .failure = result { return }
     }
   }
 
@@ -81,32 +60,20 @@ final class LatestFrameMailbox: @unchecked Sendable {
     return CapturedFrame(index: frame.index, t: frame.t, payload: .image(image.copy()))
   }
 
-  /// Waits for the newest frame; nil when the source ended.
-  func take() throws(CaptureError) -> (CapturedFrame?, dropped: Int) {
-    condition.lock()
-    defer { condition.unlock() }
-    // Short waits, so that Ctrl-C is noticed even when no frame comes.
-    while slot == nil && !finished && failure == nil && !stopping && !Interrupts.pending {
-      _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
-    }
-    if let frame = slot {
-      slot = nil
-      let dropped = droppedSinceTake
-      droppedSinceTake = 0
-      return (frame, dropped)
-    }
-    if let failure { throw failure }
-    return (nil, 0)
+  /// Waits for the newest frame; nil when the source ended. Ctrl-C ends the
+  /// wait even when no frame comes.
+  public func take() throws(CaptureError) -> (CapturedFrame?, dropped: Int) {
+    guard let (frame, dropped) = try slot.take(interrupted: { Interrupts.pending }) else { return (nil, 0) }
+    return (frame, dropped)
   }
 
   /// Stops the capture thread and closes the source once the thread has
   /// left it, never while it reads: closing a camera unmaps the buffers a
   /// frame may be being copied from. A thread still waiting on a stalled
   /// camera after ``closeWait`` closes the source itself on its way out.
-  func close() {
+  public func close() {
+    slot.close()
     condition.lock()
-    stopping = true
-    condition.broadcast()
     let deadline = Date(timeIntervalSinceNow: Self.closeWait)
     while !threadDone && condition.wait(until: deadline) {}
     let done = threadDone

@@ -1,4 +1,4 @@
-#include "wb_vm.h"
+#include "CInterrupts.h"
 
 #include <signal.h>
 #include <string.h>
@@ -28,5 +28,3 @@ void wb_interrupt_install(void) {
 
 int wb_interrupt_pending(void) { return interrupt_signal != 0; }
 int wb_interrupt_signal(void) { return interrupt_signal; }
-void wb_interrupt_request(void) { interrupt_signal = SIGINT; }
-void wb_interrupt_clear(void) { interrupt_signal = 0; }
