@@ -128,7 +128,7 @@ public struct FaceScene {
     func clamp(_ value: Double) -> Double { min(1, max(0, value)) }
 
     var fields: [(String, JSONValue)] = [
-      ("t", .number((t * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(Int64(index))),
+      ("t", .number(t.roundedToMicroseconds)), ("frame", .integer(Int64(index))),
     ]
     // The estimator loses a face now and then: no face at all in that frame.
     let lost = schedule.dropout > 0 && random.nextDouble() < schedule.dropout
