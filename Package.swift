@@ -48,6 +48,8 @@ let package = Package(
     // libv4l2 (Debian libv4l-dev) behind a small C shim: its calls are variadic.
     .target(name: "CV4L2", linkerSettings: [.linkedLibrary("v4l2")]),
     .target(name: "JSONCore", dependencies: ["Diagnostics"]),
+    // Files written whole or not at all (AtomicFile): temporary name, sync, rename.
+    .target(name: "FileSystem"),
     .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
     // FFmpeg's libavformat, libavcodec and libswscale (Debian 5.1) behind a small C shim: video
     // files of every container and codec the build reads. docs/inputs.md.
@@ -56,7 +58,9 @@ let package = Package(
       linkerSettings: [
         .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
       ]),
-    .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CFFmpeg", "Diagnostics", "JSONCore", "Interrupts"]),
+    .target(
+      name: "Capture",
+      dependencies: ["Imaging", "CV4L2", "CFFmpeg", "Diagnostics", "JSONCore", "Interrupts", "FileSystem"]),
     // A scripted V4L2 device behind Capture's ioctl seam: the camera code runs without a camera, in the
     // tests and in the kiosk soak of workbench-bench.
     .target(name: "SimulatedCamera", dependencies: ["Capture", "CV4L2"]),
@@ -114,12 +118,13 @@ let package = Package(
     .target(name: "Settings", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
-    .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements"]),
+    .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements", "FileSystem"]),
     // The session report: one self-contained HTML page of a run (docs/report.md).
     .target(name: "SessionReport", dependencies: ["JSONCore", "Diagnostics", "Reporting"]),
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
-      name: "Licensing", dependencies: ["Diagnostics", "JSONCore", .product(name: "Crypto", package: "swift-crypto")]),
+      name: "Licensing",
+      dependencies: ["Diagnostics", "JSONCore", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]),
     // Starting an HTTP server on an address and learning the port it listens on; which
     // addresses are loopback. Shared by the preview and the activation server.
     .target(
@@ -154,7 +159,9 @@ let package = Package(
     // Signed artifacts of a run (recording, captured images, timestamps) and their check.
     .target(
       name: "Integrity",
-      dependencies: ["Diagnostics", "JSONCore", "Licensing", .product(name: "Crypto", package: "swift-crypto")]),
+      dependencies: [
+        "Diagnostics", "JSONCore", "Licensing", "FileSystem", .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // The analytics trace (Uqudo's SDK tracer): records from a run's events, to a file or an endpoint.
     .target(
       name: "Analytics",
@@ -169,18 +176,19 @@ let package = Package(
       dependencies: [
         "Session", "RunComposition", "Flows", "Scripting", "Capture", "Imaging", "Measurements", "Reporting",
         "Diagnostics", "JSONCore", "CardScenes", "FaceScenes", "Settings", "Licensing", "Randomness", "Gallery",
+        "FileSystem",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // `workbench new`: a folder with a working flow from configs/templates/.
     .target(name: "Scaffold", dependencies: ["Diagnostics", "Settings", "JSONCore"]),
     // Synthetic face scenes: the face estimator's measurement trace from a keyframe schedule (docs/synth.md).
-    .target(name: "FaceScenes", dependencies: ["Diagnostics", "JSONCore", "Randomness"]),
+    .target(name: "FaceScenes", dependencies: ["Diagnostics", "JSONCore", "Randomness", "FileSystem"]),
     // ID-1 card geometry shared by the renderer and the estimator: pose, camera, homography, layout.
     .target(name: "CardGeometry"),
     // Synthetic card scenes: a card rendered over a table top from a keyframe schedule (docs/synth.md).
     .target(
       name: "CardScenes",
-      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "Reporting", "Randomness"]),
+      dependencies: ["CardGeometry", "Imaging", "JSONCore", "Capture", "Diagnostics", "FileSystem", "Randomness"]),
     // The native ID-card estimator: detection, tracking, pose, glare, blur (docs/card.md).
     // With the card's run settings and what it gives captures (the rectified card, the portrait).
     .target(
@@ -235,7 +243,7 @@ let package = Package(
         "JSONCore", "Capture", "Licensing",
         "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
         "SessionReport",
-        "Gallery", "FaceRecognition", "FaceEstimation",
+        "Gallery", "FaceRecognition", "FaceEstimation", "FileSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -309,6 +317,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
+    .testTarget(name: "FileSystemTests", dependencies: ["FileSystem", "TestSupport"]),
     .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "TestSupport"]),
     .testTarget(
       name: "AnalyticsTests",

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import JSONCore
 
@@ -42,9 +43,9 @@ public final class AVIWriter: @unchecked Sendable {
   public let scale: UInt32
 
   private let lock = NSLock()
-  private let temporaryPath: String
+  private let file: AtomicFile
+  private var descriptor: Int32 { file.descriptor }
   private let deviceInfo: [String: String]
-  private var descriptor: Int32
   /// Where the next chunk goes: the end of the last whole chunk.
   private var end: Int64
   /// Each frame's chunk offset (from the 'movi' list type, as idx1 counts) and size.
@@ -81,14 +82,13 @@ public final class AVIWriter: @unchecked Sendable {
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
       throw CaptureError(.io, source: path, "is a folder, not a file", help: "give a file name such as clip.avi")
     }
-    (temporaryPath, descriptor) = try AtomicFile.createTemporary(beside: path)
+    file = try RecordingFiles.begin(path)
     end = Int64(Self.headerBytes)
     // Zero totals until finish() knows them.
     let header = makeHeader(riffSize: 0, moviSize: 4)
     let failure = header.withUnsafeBytes { pwriteFully(descriptor, $0, at: 0) }
     guard failure == 0 else {
-      closeDescriptor(descriptor)
-      unlink(temporaryPath)
+      file.abandon()
       throw writeError(failure)
     }
   }
@@ -160,12 +160,12 @@ public final class AVIWriter: @unchecked Sendable {
       dropped += 1
       failure = writeIndexAndHeader()
     }
-    if failure == 0, fsync(descriptor) != 0 { failure = errno }
+    if failure == 0 {
+      do { try file.sync() } catch { failure = error.code }
+    }
     guard failure == 0 else {
-      closeDescriptor(descriptor)
-      descriptor = -1
       // Nothing could be kept: leave no hidden partial file behind.
-      unlink(temporaryPath)
+      file.abandon()
       throw CaptureError(
         .io, source: path, "could not finish the recording: \(String(cString: strerror(failure)))",
         help: isFull(failure) ? "the disk is full: free some space and record again" : "check the folder")
@@ -186,19 +186,19 @@ public final class AVIWriter: @unchecked Sendable {
         guard rewritten == 0 else { break }
       }
     }
-    closeDescriptor(descriptor)
-    descriptor = -1
     if let sidecarError {
-      unlink(temporaryPath)
+      file.abandon()
       throw CaptureError(
         .io, source: path, "could not write its timestamps sidecar: \(sidecarError.message)",
         help: "free some space and record again")
     }
     framesDroppedAtFinish = dropped
-    guard rename(temporaryPath, path) == 0 else {
+    do {
+      try file.commit()
+    } catch {
       throw CaptureError(
-        .io, source: path, "could not move the recording into place: \(String(cString: strerror(errno)))",
-        help: "the recording is at \(temporaryPath)")
+        .io, source: path, "could not move the recording into place: \(error.reason)",
+        help: "the recording is at \(file.temporaryPath)")
     }
   }
 

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Imaging
 
@@ -185,9 +186,10 @@ public final class FrameRecorder {
     if writingPath != path {
       guard FileManager.default.fileExists(atPath: writingPath) else { return }
       for (from, to) in [(writingPath, path), (writingSidecarPath, sidecarPath)] {
-        guard rename(from, to) == 0 else {
-          throw CaptureError(
-            .io, source: path, "cannot move the recording into place: \(String(cString: strerror(errno)))")
+        do {
+          try AtomicFile.move(from, over: to)
+        } catch {
+          throw CaptureError(.io, source: path, "cannot move the recording into place: \(error.reason)")
         }
       }
     }

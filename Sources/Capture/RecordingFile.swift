@@ -97,20 +97,3 @@ final class RecordingFile {
 func closeDescriptor(_ descriptor: Int32) {
   _ = close(descriptor)
 }
-
-/// Writes all of `buffer` at the descriptor's position; 0, or the errno of
-/// the write that failed.
-func writeFully(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-  guard var next = buffer.baseAddress else { return 0 }
-  var remaining = buffer.count
-  while remaining > 0 {
-    let result = write(descriptor, next, remaining)
-    if result < 0 {
-      if errno == EINTR { continue }
-      return errno
-    }
-    next += result
-    remaining -= result
-  }
-  return 0
-}

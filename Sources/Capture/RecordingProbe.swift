@@ -316,5 +316,5 @@ extension RecordingProbe {
     return JSONValue.object(object).jsonText
   }
 
-  private static func number(_ value: Double) -> JSONValue { .number((value * 1_000_000).rounded() / 1_000_000) }
+  private static func number(_ value: Double) -> JSONValue { .number(value.roundedToMicroseconds) }
 }

@@ -160,7 +160,7 @@ public struct TimestampsSidecar: Sendable, Equatable {
   /// Writes the sidecar through a temporary file in the same folder renamed
   /// into place, so that `path` holds either the old sidecar or the whole new one.
   public func write(to path: String) throws(CaptureError) {
-    try AtomicFile.write(encoded(), to: path)
+    try RecordingFiles.write(encoded(), to: path)
   }
 
   static func trimmingTrailingSlashes(_ path: String) -> String {
@@ -240,46 +240,5 @@ struct TimestampsTimeline: Sendable {
     let previous = low - 1
     if listedFrames[previous] == index { return listedTimes[previous] }
     return listedTimes[previous] + duration(ofFrames: index - listedFrames[previous])
-  }
-}
-
-/// Whole-file writes that never leave a half-written file at the path.
-enum AtomicFile {
-  static func write(_ bytes: [UInt8], to path: String) throws(CaptureError) {
-    let (temporaryPath, descriptor) = try createTemporary(beside: path)
-    var failure = bytes.withUnsafeBytes { buffer in writeFully(descriptor, buffer) }
-    if failure == 0, fsync(descriptor) != 0 { failure = errno }
-    closeDescriptor(descriptor)
-    if failure == 0, rename(temporaryPath, path) != 0 { failure = errno }
-    guard failure == 0 else {
-      unlink(temporaryPath)
-      throw CaptureError(
-        .io, source: path, "could not write it: \(String(cString: strerror(failure)))",
-        help: "check the free space and the folder's permissions")
-    }
-  }
-
-  /// A new file named after `path` in the same folder (so that a rename
-  /// never crosses file systems), created exclusively so that two writers of
-  /// one path never share a temporary file.
-  static func createTemporary(beside path: String) throws(CaptureError) -> (path: String, descriptor: Int32) {
-    let parent = (path as NSString).deletingLastPathComponent
-    let folder = parent.isEmpty ? "." : parent
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-      throw CaptureError(
-        .io, source: path, "the folder \(folder) does not exist", help: "create it first or choose another path")
-    }
-    let base = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid())"
-    var candidate = base + ".tmp"
-    for attempt in 1...100 {
-      let descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-      if descriptor >= 0 { return (candidate, descriptor) }
-      guard errno == EEXIST else { break }
-      candidate = base + ".\(attempt).tmp"
-    }
-    throw CaptureError(
-      .io, source: path, "cannot write here: \(String(cString: strerror(errno)))",
-      help: "check the folder's permissions or choose another path")
   }
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import FileSystem
 import Foundation
 import Imaging
 import JSONCore
@@ -38,7 +39,7 @@ public final class VideoFileWriter: @unchecked Sendable {
   public let width: Int
   public let height: Int
   public let fps: Double
-  private let temporaryPath: String
+  private let file: AtomicFile
   private let deviceInfo: [String: String]
   private var handle: OpaquePointer?
 
@@ -92,9 +93,10 @@ public final class VideoFileWriter: @unchecked Sendable {
     spareBuffers = BoundedHandoff(
       capacity: Self.queueDepth, whenFull: .waitForRoom,
       holding: (0..<Self.queueDepth).map { _ in ImageBuffer(width: width, height: height, format: .yuv420p) })
-    let (temporary, descriptor) = try AtomicFile.createTemporary(beside: path)
-    closeDescriptor(descriptor)
-    temporaryPath = temporary
+    file = try RecordingFiles.begin(path)
+    // FFmpeg opens the temporary file by its name.
+    file.releaseDescriptor()
+    let temporary = file.temporaryPath
     var message = [CChar](repeating: 0, count: 512)
     var handle: OpaquePointer?
     let rate = self.fps
@@ -103,7 +105,7 @@ public final class VideoFileWriter: @unchecked Sendable {
         temporary, path, Int32(width), Int32(height), rate, Int32(crf), preset, &handle, $0.baseAddress, $0.count)
     }
     guard status == 0, let handle else {
-      unlink(temporary)
+      file.abandon()
       throw Self.error(status, cText(message), path: path)
     }
     self.handle = handle
@@ -261,7 +263,7 @@ public final class VideoFileWriter: @unchecked Sendable {
     self.handle = nil
     if status != 0 || frameTimes.isEmpty {
       // A file without its trailer does not play: leave nothing behind.
-      unlink(temporaryPath)
+      file.abandon()
       if status != 0 { throw Self.error(status, cText(message), path: path) }
       if let writeFailure { throw writeFailure }
       return
@@ -270,15 +272,17 @@ public final class VideoFileWriter: @unchecked Sendable {
     do {
       try sidecar(frameTimes).write(to: sidecarPath)
     } catch {
-      unlink(temporaryPath)
+      file.abandon()
       throw CaptureError(
         .io, source: path, "could not write its timestamps sidecar: \(error.message)",
         help: "free some space and record again")
     }
-    guard rename(temporaryPath, path) == 0 else {
+    do {
+      try file.commit()
+    } catch {
       throw CaptureError(
-        .io, source: path, "could not move the recording into place: \(String(cString: strerror(errno)))",
-        help: "the recording is at \(temporaryPath)")
+        .io, source: path, "could not move the recording into place: \(error.reason)",
+        help: "the recording is at \(file.temporaryPath)")
     }
     // The frames before a full disk are kept, finished and playable; the failure still counts.
     if let writeFailure { throw writeFailure }

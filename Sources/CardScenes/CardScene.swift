@@ -1,10 +1,10 @@
 import Capture
 import CardGeometry
 import Diagnostics
+import FileSystem
 import Foundation
 import Imaging
 import JSONCore
-import Reporting
 
 /// What was rendered in one frame: the ground truth an estimator is judged by.
 public struct CardTruth: Sendable, Equatable {
@@ -155,14 +155,18 @@ public final class CardScene {
     } catch {
       throw WorkbenchError(.usage, error.message, at: SourceLocation(file: path), help: error.help)
     }
-    let truth = try OutputFile(path: Self.truthPath(forRecording: path))
+    let truth = try Self.beginTruth(Self.truthPath(forRecording: path))
+    // What was rendered before an error is kept, as the recording keeps its frames.
+    defer { try? truth.commit() }
+    // A failed write fails the file: its commit reports it.
+    func writeTruth(_ line: String) { try? truth.write(Array(line.utf8)) }
     let header = JSONObject([
       ("workbench_card_truth", .integer(1)), ("width", .integer(Int64(camera.width))),
       ("height", .integer(Int64(camera.height))), ("fps", .number(options.fps)), ("focal", .number(camera.focal)),
       ("card_width_mm", .number(CardFormat.width)), ("card_height_mm", .number(CardFormat.height)),
       ("frames", .integer(Int64(frameCount))),
     ])
-    truth.write(Array((JSONValue.object(header).jsonText + "\n").utf8))
+    writeTruth(JSONValue.object(header).jsonText + "\n")
     let encoder = JPEGEncoder()
     var jpeg: [UInt8] = []
     for index in 0..<frameCount {
@@ -177,13 +181,35 @@ public final class CardScene {
       } catch {
         throw WorkbenchError(.usage, "\(error)", at: SourceLocation(file: path))
       }
-      truth.write(Array((self.truth(frame: index).jsonLine + "\n").utf8))
+      writeTruth(self.truth(frame: index).jsonLine + "\n")
       progress?(index + 1, frameCount)
     }
-    try truth.finish()
+    do { try truth.commit() } catch {
+      throw WorkbenchError(
+        .usage, "could not finish writing: \(error.reason)",
+        at: SourceLocation(file: Self.truthPath(forRecording: path)),
+        help: "the partial output is at \(truth.temporaryPath)")
+    }
     do { try writer.finish() } catch {
       throw WorkbenchError(.usage, error.message, at: SourceLocation(file: path), help: error.help)
     }
     return frameCount
+  }
+
+  /// The truth file of a recording, written as frames are rendered.
+  private static func beginTruth(_ path: String) throws(WorkbenchError) -> AtomicFile {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw WorkbenchError(
+        .usage, "is a folder, not a file", at: SourceLocation(file: path),
+        help: "give a file name inside it, e.g. \(path)/events.jsonl")
+    }
+    do {
+      return try AtomicFile.begin(path)
+    } catch {
+      throw WorkbenchError(
+        .usage, "cannot write here: \(error.reason)", at: SourceLocation(file: path),
+        help: "check the folder's permissions or choose another output path")
+    }
   }
 }

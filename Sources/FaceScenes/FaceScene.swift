@@ -1,4 +1,5 @@
 import Diagnostics
+import FileSystem
 import Foundation
 import JSONCore
 import Randomness
@@ -74,29 +75,40 @@ public struct FaceScene {
     return (0..<frameCount).map { index in frame(index, random: &random) }
   }
 
+  /// Lines are written to the trace in blocks of about this size.
+  static let writeBlockBytes = 1 << 16
+
   /// Writes the trace to `path` (a temporary file, renamed when complete).
   /// Returns the number of frames.
   @discardableResult
   public func write(to path: String, source: String? = nil) throws(WorkbenchError) -> Int {
-    let temporary = path + ".tmp-\(getpid())"
-    guard let file = fopen(temporary, "w") else {
-      throw WorkbenchError(
-        .usage, "cannot write the trace: \(String(cString: strerror(errno)))", at: SourceLocation(file: path),
+    func cannotWrite(_ error: AtomicFileError) -> WorkbenchError {
+      WorkbenchError(
+        .usage, "cannot write the trace: \(error.reason)", at: SourceLocation(file: path),
         help: "check the folder and free space")
     }
-    // One line at a time: a long scene never sits in memory whole.
+    let file: AtomicFile
+    do {
+      file = try AtomicFile.begin(path, temporaryName: .suffix(".tmp-\(getpid())"), permissions: .masked(0o666))
+    } catch {
+      throw cannotWrite(error)
+    }
+    // A block of lines at a time: a long scene never sits in memory whole.
     var random = SeededRandom(seed: options.seed)
-    var written = fputs(header(source: source).jsonText + "\n", file) >= 0
-    for index in 0..<frameCount where written {
-      written = fputs(frame(index, random: &random).jsonText + "\n", file) >= 0
-    }
-    let closed = fclose(file) == 0
-    guard written, closed, rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw WorkbenchError(
-        .usage, "cannot write the trace: \(reason)", at: SourceLocation(file: path),
-        help: "check the folder and free space")
+    var block = Array((header(source: source).jsonText + "\n").utf8)
+    do {
+      for index in 0..<frameCount {
+        block += (frame(index, random: &random).jsonText + "\n").utf8
+        if block.count >= Self.writeBlockBytes {
+          try file.write(block)
+          block.removeAll(keepingCapacity: true)
+        }
+      }
+      try file.write(block)
+      try file.commit()
+    } catch {
+      file.abandon()
+      throw cannotWrite(error)
     }
     return frameCount
   }
@@ -116,7 +128,7 @@ public struct FaceScene {
     func clamp(_ value: Double) -> Double { min(1, max(0, value)) }
 
     var fields: [(String, JSONValue)] = [
-      ("t", .number((t * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(Int64(index))),
+      ("t", .number(t.roundedToMicroseconds)), ("frame", .integer(Int64(index))),
     ]
     // The estimator loses a face now and then: no face at all in that frame.
     let lost = schedule.dropout > 0 && random.nextDouble() < schedule.dropout

@@ -97,7 +97,7 @@ extension FlowHost {
     event["methods"] = methods
     emit("capture", event)
     var record = JSONObject([
-      ("t", .number((currentT * 1_000_000).rounded() / 1_000_000)), ("frame", .integer(currentFrame)),
+      ("t", .number(currentT.roundedToMicroseconds)), ("frame", .integer(currentFrame)),
       ("images", imagesValue),
     ])
     record["methods"] = methods

@@ -258,7 +258,7 @@ public final class FlowRunner {
     switch outcome {
     case .passed:
       stepsPassed += 1
-      stepEvent(position, state: "passed", extra: [("elapsed", .number(rounded(t - startedAt)))])
+      stepEvent(position, state: "passed", extra: [("elapsed", .number((t - startedAt).roundedToMicroseconds))])
       if position + 1 >= order.count {
         phase = .finished
         finishFlow(success: true, reason: "passed", code: nil)
@@ -277,8 +277,6 @@ public final class FlowRunner {
 
   /// Times are compared to the microsecond: 5/30 + 0.2 must equal 11/30.
   static let timeTolerance = 1e-6
-
-  private func rounded(_ seconds: Double) -> Double { (seconds * 1e6).rounded() / 1e6 }
 
   private func checkTimeLimit(_ t: Double) {
     guard timeLimit > 0, let startT, t - startT > timeLimit + FlowRunner.timeTolerance, result == nil else { return }
@@ -443,7 +441,7 @@ public final class FlowRunner {
     fields["steps_passed"] = .integer(Int64(stepsPassed))
     fields["steps"] = .integer(Int64(order.count))
     fields["frames"] = .integer(framesSeen)
-    fields["duration"] = .number(rounded(lastT - (startT ?? lastT)))
+    fields["duration"] = .number((lastT - (startT ?? lastT)).roundedToMicroseconds)
     for (key, value) in resultExtras() { fields[key] = value }
     if !flow.host.captures.isEmpty { fields["captures"] = .object(flow.host.captures) }
     emit("result", fields)

@@ -1,5 +1,6 @@
 import Crypto
 import Diagnostics
+import FileSystem
 import Foundation
 import JSONCore
 import Licensing
@@ -143,16 +144,13 @@ public enum ArtifactSignature {
       ("signature", .string(key.signature(for: payload).base64EncodedString())),
       ("public_key", .string(key.publicKey.id)),
     ])
-    let temporary = path + ".\(getpid()).tmp"
     do {
-      try Data((JSONValue.object(document).jsonText + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-      guard rename(temporary, path) == 0 else {
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-      }
+      try AtomicFile.write(
+        Data((JSONValue.object(document).jsonText + "\n").utf8), to: path, temporaryName: .suffix(".\(getpid()).tmp"),
+        permissions: .masked(0o666))
     } catch {
-      try? FileManager.default.removeItem(atPath: temporary)
       throw WorkbenchError(
-        .usage, "cannot write the signature: \(error.localizedDescription)", at: SourceLocation(file: path),
+        .usage, "cannot write the signature: \(error.reason)", at: SourceLocation(file: path),
         help: "check the folder's permissions")
     }
   }

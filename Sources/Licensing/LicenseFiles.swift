@@ -1,4 +1,5 @@
 import Diagnostics
+import FileSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -29,36 +30,12 @@ public enum LicenseFiles {
       }
       if !replacing { throw alreadyExists(path) }
     }
-    let base = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid())"
-    var temporary = base + ".tmp"
-    var descriptor: Int32 = -1
-    for attempt in 1...100 {
-      descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-      if descriptor >= 0 || errno != EEXIST { break }
-      temporary = base + ".\(attempt).tmp"
+    do {
+      try AtomicFile.write(data, to: path, permissions: .exactly(mode), replacing: replacing)
+    } catch {
+      if error.isExistingFile, !replacing { throw alreadyExists(path) }
+      throw cannotWrite(path, reason: error.reason)
     }
-    guard descriptor >= 0 else { throw cannotWrite(path, reason: String(cString: strerror(errno))) }
-    // open() leaves out the bits of the umask; the mode is meant exactly.
-    var written = fchmod(descriptor, mode) == 0 && writeAll(descriptor, data) && fsync(descriptor) == 0
-    let failure = errno
-    written = close(descriptor) == 0 && written
-    guard written else {
-      unlink(temporary)
-      throw cannotWrite(path, reason: String(cString: strerror(failure)))
-    }
-    defer { unlink(temporary) }
-    if replacing {
-      guard rename(temporary, path) == 0 else { throw cannotWrite(path, reason: String(cString: strerror(errno))) }
-      return
-    }
-    // link(2) never replaces: a file that appeared meanwhile is kept.
-    if link(temporary, path) == 0 { return }
-    let linkError = errno
-    if linkError == EEXIST { throw alreadyExists(path) }
-    // A file system without hard links.
-    guard linkError == EPERM || linkError == ENOTSUP || linkError == EOPNOTSUPP,
-      !FileManager.default.fileExists(atPath: path), rename(temporary, path) == 0
-    else { throw cannotWrite(path, reason: String(cString: strerror(linkError))) }
   }
 
   /// The bytes of a file, or nil with why not ("no such file", ...).
@@ -91,20 +68,5 @@ public enum LicenseFiles {
     WorkbenchError(
       .usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
       help: "check the folder's permissions or choose another path")
-  }
-}
-
-/// Writes every byte of `data` to `descriptor`.
-private func writeAll(_ descriptor: Int32, _ data: Data) -> Bool {
-  data.withUnsafeBytes { buffer in
-    guard let base = buffer.baseAddress else { return true }
-    var offset = 0
-    while offset < buffer.count {
-      let count = write(descriptor, base + offset, buffer.count - offset)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { return false }
-      offset += count
-    }
-    return true
   }
 }

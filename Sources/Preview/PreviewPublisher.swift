@@ -312,7 +312,7 @@ struct LiveView {
     object["file"] = .string(file)
     object["lang"] = .string(language)
     object["frame"] = .integer(frame)
-    object["t"] = .number((t * 1e6).rounded() / 1e6)
+    object["t"] = .number(t.roundedToMicroseconds)
     object["paused"] = .bool(paused)
     object["status"] = .string(status)
     object["runs"] = .integer(Int64(runs))

@@ -101,7 +101,7 @@ public final class PreviewServer: @unchecked Sendable {
       let deadline = Date(timeIntervalSinceNow: Self.longPoll)
       while true {
         if let frame = self.publisher.frame(after: after) {
-          let t = (frame.t * 1e6).rounded() / 1e6
+          let t = frame.t.roundedToMicroseconds
           var bytes = Array(
             "{\"sequence\":\(frame.sequence),\"frame\":\(frame.index),\"t\":\(t),\"image\":\(frame.picture != nil),\"measurements\":"
               .utf8)

@@ -27,9 +27,7 @@ public struct Event: Sendable, Equatable {
     writer.raw("{\"type\":")
     writer.string(type)
     writer.raw(",\"t\":")
-    // Input times are rounded to the microsecond so that float noise from
-    // arithmetic never changes the bytes of an event.
-    writer.number((t * 1e6).rounded() / 1e6)
+    writer.number(t.roundedToMicroseconds)
     writer.raw(",\"frame\":")
     writer.integer(frame)
     // A field named like a fixed key would write that key twice: the line
@@ -46,7 +44,7 @@ public struct Event: Sendable, Equatable {
   /// The event as the JSON object its line holds.
   public var jsonValue: JSONValue {
     var object = JSONObject([
-      ("type", .string(type)), ("t", .number((t * 1e6).rounded() / 1e6)), ("frame", .integer(frame)),
+      ("type", .string(type)), ("t", .number(t.roundedToMicroseconds)), ("frame", .integer(frame)),
     ])
     for (key, value) in fields where !Event.reservedKeys.contains(key) { object[key] = value }
     return .object(object)

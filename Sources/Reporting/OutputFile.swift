@@ -1,27 +1,35 @@
 import Diagnostics
+import FileSystem
 import Foundation
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A file written through a temporary name and renamed into place when
-/// finished, so that the path never holds a half-written file. "-" writes
-/// to standard output instead, and a path that is not a regular file (a
-/// device such as /dev/null or /dev/stderr, a named pipe) is written in
-/// place: renaming over it would replace the device with a file.
+/// An output of workbench (events, traces, reports): an `AtomicFile`, so
+/// that the path never holds a half-written file. "-" writes to standard
+/// output instead, and a path that is not a regular file (a device such as
+/// /dev/null or /dev/stderr, a named pipe) is written in place: renaming
+/// over it would replace the device with a file.
 public final class OutputFile {
   public let path: String
-  private let temporaryPath: String?
+  /// The file being written, for a path that is written whole.
+  private let file: AtomicFile?
+  /// What `file` has not been given yet: it is written in blocks.
+  private var pending: [UInt8] = []
+  private var isFinished = false
+  /// Standard output or a device, written in place.
   private var handle: UnsafeMutablePointer<FILE>?
   private let flushEachWrite: Bool
+  /// The size of the blocks `file` is given: a page, as stdio buffers a file.
+  static let blockBytes = 4096
 
   public var isStandardOutput: Bool { path == "-" }
 
   public init(path: String) throws(WorkbenchError) {
     self.path = path
     if path == "-" {
-      temporaryPath = nil
+      file = nil
       handle = fdopen(dup(STDOUT_FILENO), "w")
       flushEachWrite = true
       return
@@ -36,7 +44,7 @@ public final class OutputFile {
           .usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
           help: "check the permissions or choose another output path")
       }
-      temporaryPath = nil
+      file = nil
       handle = opened
       flushEachWrite = false
       return
@@ -54,29 +62,16 @@ public final class OutputFile {
         .usage, "is a folder, not a file", at: SourceLocation(file: path),
         help: "give a file name inside it, e.g. \(path)/events.jsonl")
     }
-    // Created exclusively, so that two outputs to the same path (say
-    // --events and --trace-out) never share, and garble, one temporary file.
-    let base = directory + "/." + (path as NSString).lastPathComponent + ".\(getpid())"
-    var temporary = base + ".tmp"
-    var opened: UnsafeMutablePointer<FILE>?
-    for attempt in 1...100 {
-      let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-      if descriptor >= 0 {
-        opened = fdopen(descriptor, "wb")
-        if opened == nil { close(descriptor) }
-        break
-      }
-      guard errno == EEXIST else { break }
-      temporary = base + ".\(attempt).tmp"
-    }
-    guard let opened else {
-      let reason = String(cString: strerror(errno))
+    // The temporary file is made exclusively, so that two outputs to the
+    // same path (say --events and --trace-out) never share, and garble, one.
+    do {
+      file = try AtomicFile.begin(path)
+    } catch {
       throw WorkbenchError(
-        .usage, "cannot write here: \(reason)", at: SourceLocation(file: path),
+        .usage, "cannot write here: \(error.reason)", at: SourceLocation(file: path),
         help: "check the folder's permissions or choose another output path")
     }
-    temporaryPath = temporary
-    handle = opened
+    handle = nil
     flushEachWrite = false
   }
 
@@ -86,6 +81,12 @@ public final class OutputFile {
   }
 
   public func write(_ bytes: [UInt8]) {
+    if file != nil {
+      guard !isFinished else { return }
+      pending += bytes
+      if pending.count >= Self.blockBytes { writePending() }
+      return
+    }
     guard let handle else { return }
     bytes.withUnsafeBufferPointer { buffer in
       _ = fwrite(buffer.baseAddress, 1, buffer.count, handle)
@@ -93,30 +94,39 @@ public final class OutputFile {
     if flushEachWrite { fflush(handle) }
   }
 
+  /// Gives `file` what is pending. A failed write fails the file, which
+  /// `finish()` then reports.
+  private func writePending() {
+    try? file?.write(pending)
+    pending.removeAll(keepingCapacity: true)
+  }
+
   /// Flushes, closes and moves the file into place.
   public func finish() throws(WorkbenchError) {
-    guard let handle else { return }
-    self.handle = nil
-    guard let temporaryPath else {
-      // Standard output or a device: what could not be written is an error
-      // too (a full disk, /dev/full), never a silent loss.
-      let flushed = fflush(handle) == 0 && ferror(handle) == 0
-      let reason = String(cString: strerror(errno))
-      let closed = fclose(handle) == 0
-      guard flushed, closed else {
+    if let file {
+      guard !isFinished else { return }
+      isFinished = true
+      writePending()
+      do {
+        try file.commit()
+      } catch {
         throw WorkbenchError(
-          .usage, "could not write: \(reason)", at: SourceLocation(file: path == "-" ? "standard output" : path),
-          help: "free some space or choose another output")
+          .usage, "could not finish writing: \(error.reason)", at: SourceLocation(file: path),
+          help: "the partial output is at \(file.temporaryPath)")
       }
       return
     }
-    let flushed = fflush(handle) == 0 && fsync(fileno(handle)) == 0
+    guard let handle else { return }
+    self.handle = nil
+    // Standard output or a device: what could not be written is an error
+    // too (a full disk, /dev/full), never a silent loss.
+    let flushed = fflush(handle) == 0 && ferror(handle) == 0
+    let reason = String(cString: strerror(errno))
     let closed = fclose(handle) == 0
-    guard flushed, closed, rename(temporaryPath, path) == 0 else {
-      let reason = String(cString: strerror(errno))
+    guard flushed, closed else {
       throw WorkbenchError(
-        .usage, "could not finish writing: \(reason)", at: SourceLocation(file: path),
-        help: "the partial output is at \(temporaryPath)")
+        .usage, "could not write: \(reason)", at: SourceLocation(file: path == "-" ? "standard output" : path),
+        help: "free some space or choose another output")
     }
   }
 }

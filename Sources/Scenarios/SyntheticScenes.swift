@@ -1,6 +1,7 @@
 import CardScenes
 import Diagnostics
 import FaceScenes
+import FileSystem
 import Foundation
 
 /// Synthetic card scenes for scenarios: rendered once per schedule and
@@ -74,11 +75,12 @@ public enum SyntheticScenes {
     // The sidecars first: the recording's name appearing is the sign that it is complete.
     for suffix in [".timestamps.jsonl", ".truth.jsonl"] where FileManager.default.fileExists(atPath: rendered + suffix)
     {
-      _ = rename(rendered + suffix, path + suffix)
+      try? AtomicFile.move(rendered + suffix, over: path + suffix)
     }
-    guard rename(rendered, path) == 0 else {
-      throw WorkbenchError(
-        .usage, "cannot keep the rendered scene: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+    do {
+      try AtomicFile.move(rendered, over: path)
+    } catch {
+      throw WorkbenchError(.usage, "cannot keep the rendered scene: \(error.reason)", at: SourceLocation(file: path))
     }
     return path
   }

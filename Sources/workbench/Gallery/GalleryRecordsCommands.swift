@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileSystem
 import Foundation
 import Gallery
 import JSONCore
@@ -164,15 +165,13 @@ struct GalleryExportCommand: ParsableCommand {
     try galleryAnswer { () throws(GalleryFailure) in
       let store = try options.open(create: false).store
       let lines = try GalleryFailure.run { () throws(GalleryError) in try GalleryTransfer.export(store) }
-      do {
-        // A reader never sees a half-written export: write aside, then rename.
-        let temporary = file + ".tmp"
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, file) == 0 else {
-          throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-        }
+      do throws(AtomicFileError) {
+        // A reader never sees a half-written export.
+        try AtomicFile.write(
+          Data((lines.joined(separator: "\n") + "\n").utf8), to: file, temporaryName: .suffix(".tmp"),
+          permissions: .masked(0o666))
       } catch {
-        throw GalleryFailure(.invalidImport, "\(file): could not write the export: \(error.localizedDescription)")
+        throw GalleryFailure(.invalidImport, "\(file): could not write the export: \(error.reason)")
       }
       return (JSONObject([("exported", .string(file)), ("lines", .integer(Int64(lines.count)))]), nil)
     }
