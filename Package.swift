@@ -242,8 +242,13 @@ let package = Package(
       path: "Tests/HTTPTestSupport"),
     // A scripted V4L2 device, so the camera code runs in tests without a camera.
     .target(name: "CaptureTesting", dependencies: ["Capture", "CV4L2"], path: "Tests/CaptureTesting"),
-    // An event sink that keeps what it got, for tests.
-    .target(name: "ReportingTesting", dependencies: ["Reporting", "Diagnostics"], path: "Tests/ReportingTesting"),
+    // A face backend that reports scripted faces, and where the real one is installed.
+    .target(
+      name: "FaceEstimationTesting", dependencies: ["FaceEstimation", "Imaging", "TestSupport"],
+      path: "Tests/FaceEstimationTesting"),
+    // A flow written to a temporary folder, loaded with a run's settings.
+    .target(
+      name: "FlowsTesting", dependencies: ["Flows", "Session", "JSONCore", "TestSupport"], path: "Tests/FlowsTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureTesting", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
@@ -251,7 +256,7 @@ let package = Package(
       name: "FaceEstimationTests",
       dependencies: [
         "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
-        .product(name: "Logging", package: "swift-log"),
+        "FaceEstimationTesting", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "FaceRecognitionTests",
@@ -264,7 +269,7 @@ let package = Package(
       name: "CardEstimationTests",
       dependencies: [
         "CardEstimation", "CardScenes", "CardGeometry", "Estimators", "Measurements", "Imaging", "TestSupport",
-        "FaceEstimation", "Settings", "Randomness",
+        "FaceEstimation", "Settings", "Randomness", "FaceEstimationTesting",
       ]),
     .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
     .testTarget(
@@ -272,8 +277,8 @@ let package = Package(
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "Flows", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
-        "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
+        "Session", "Flows", "FlowsTesting", "Reporting", "TestSupport", "Capture", "CaptureTesting", "Estimators",
+        "Imaging", "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
@@ -288,12 +293,14 @@ let package = Package(
       ]),
     .testTarget(
       name: "ScenariosTests",
-      dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport", "Diagnostics"]),
+      dependencies: [
+        "Scenarios", "Capture", "CaptureTesting", "Imaging", "JSONCore", "Measurements", "TestSupport", "Diagnostics",
+      ]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
-    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ReportingTesting", "TestSupport"]),
+    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
     .testTarget(
       name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"],
       exclude: ["Fixtures"]),
@@ -311,10 +318,14 @@ let package = Package(
     .testTarget(
       name: "FlowsTests",
       dependencies: [
-        "Flows", "Session", "ReportingTesting", "TestSupport", "Capture", "CaptureTesting", "Estimators", "Imaging",
-        "CardEstimation",
+        "Flows", "FlowsTesting", "Session", "Reporting", "TestSupport", "Capture", "CaptureTesting", "Estimators",
+        "Imaging", "CardEstimation",
         "CardGeometry", "CardScenes", "FaceEstimation", "Settings",
       ]),
+    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Diagnostics"]),
+    .testTarget(
+      name: "IntegrityTests", dependencies: ["Integrity", "Licensing", "Diagnostics", "JSONCore", "TestSupport"]),
+    .testTarget(name: "ScaffoldTests", dependencies: ["Scaffold", "Settings", "Diagnostics", "TestSupport"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: ["workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session"],

@@ -293,6 +293,11 @@ final class VideoFileSource: FrameSource {
   }
 
   deinit { close() }
+
+  /// Waits until the decode thread has filled its queue (true) or stopped
+  /// before it could (false), for a test that needs the queue full before
+  /// the loop takes a frame; a run never waits for it.
+  func waitUntilDecodedAhead() -> Bool { decoder.waitUntilQueueIsFull() }
 }
 
 /// The decode thread and the ring of frames between it and the frame loop.
@@ -396,6 +401,15 @@ private final class DecodeAhead: @unchecked Sendable {
     }
     if let failure { throw failure }
     return nil
+  }
+
+  /// Waits until `capacity` frames wait for the loop (true), or the thread
+  /// has stopped with fewer (false). The thread broadcasts every frame it queues.
+  func waitUntilQueueIsFull() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while ready.count < capacity && !finished && failure == nil && !stopping && !threadDone { condition.wait() }
+    return ready.count >= capacity
   }
 
   /// Stops the thread, waits for it to leave the reader, and closes the reader.

@@ -1,38 +1,9 @@
 import Diagnostics
 import Flows
-import Foundation
-import JSONCore
+import FlowsTesting
 import Logging
 import Measurements
 import Reporting
-import ReportingTesting
-import Session
-import TestSupport
-
-/// A flow written to a temporary folder, with optional catalogs of its own.
-struct FlowFixture {
-  let folder: String
-  let path: String
-
-  init(_ source: String, messages: [String: [String: String]] = [:]) throws {
-    folder = try TemporaryFolder(prefix: "flows-tests").subfolder("flow")
-    try FileManager.default.createDirectory(atPath: folder + "/messages", withIntermediateDirectories: true)
-    path = folder + "/flow.lua"
-    try source.write(toFile: path, atomically: true, encoding: .utf8)
-    for (language, texts) in messages {
-      let object = JSONValue.object(JSONObject(texts.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
-      try object.jsonText.write(toFile: folder + "/messages/\(language).json", atomically: true, encoding: .utf8)
-    }
-  }
-
-  func options(set assignments: [String] = [], language: String? = nil, seed: Int64? = nil) -> FlowOptions {
-    var options = FlowOptions(flowPath: path, settingDeclarations: RunSettings.declarations)
-    options.assignments = assignments
-    options.language = language
-    options.seed = seed
-    return options
-  }
-}
 
 /// Frames at a fixed rate, built from dotted measurement paths.
 struct FrameScript {
@@ -81,7 +52,7 @@ let testLogger = Logger(label: "workbench-tests")
 
 func run(_ fixture: FlowFixture, _ script: FrameScript, options: FlowOptions? = nil) throws -> RunRecord {
   let flow = try FlowLoader.load(options ?? fixture.options(), logger: testLogger)
-  let sink = CollectingEventSink()
+  let sink = InMemoryEventSink()
   let schema = MeasurementSchema()
   let runner = FlowRunner(flow: flow, sink: sink, schema: schema)
   for frame in script.build(into: schema) {

@@ -1,10 +1,11 @@
 import CaptureTesting
 import Diagnostics
 import Flows
+import FlowsTesting
 import Foundation
 import JSONCore
 import Measurements
-import ReportingTesting
+import Reporting
 import TestSupport
 import Testing
 
@@ -20,11 +21,11 @@ let probeFlow = """
 
 @Suite("The session's lifecycle")
 struct LifecycleTests {
-  func session(frames: Int = 40, flow: String = probeFlow) throws -> (RunSession, CollectingEventSink) {
+  func session(frames: Int = 40, flow: String = probeFlow) throws -> (RunSession, InMemoryEventSink) {
     let fixture = try FlowFixture(flow)
     let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: frames)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     return (session, sink)
   }

@@ -1,10 +1,10 @@
 import Capture
 import Diagnostics
+import FlowsTesting
 import Foundation
 import JSONCore
 import Measurements
 import Reporting
-import ReportingTesting
 import TestSupport
 import Testing
 
@@ -13,10 +13,10 @@ import Testing
 /// An output that notes whether the result had been emitted when it was
 /// finished, and names a file it "wrote".
 final class ProbeOutput: RunOutput {
-  private let sink: CollectingEventSink
+  private let sink: InMemoryEventSink
   private(set) var resultsSeenAtFinish: Int?
 
-  init(watching sink: CollectingEventSink) { self.sink = sink }
+  init(watching sink: InMemoryEventSink) { self.sink = sink }
 
   func frameProcessed(_ measurements: MeasurementFrame, captured: CapturedFrame?) {}
   func finish(_ run: FinishedRun) throws(WorkbenchError) { resultsSeenAtFinish = sink.events(ofType: "result").count }
@@ -25,11 +25,11 @@ final class ProbeOutput: RunOutput {
 
 @Suite("The result names the outputs")
 struct ResultOutputsTests {
-  func session(frames: Int = 40) throws -> (RunSession, CollectingEventSink, ProbeOutput) {
+  func session(frames: Int = 40) throws -> (RunSession, InMemoryEventSink, ProbeOutput) {
     let fixture = try FlowFixture(probeFlow)
     let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: frames)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     let probe = ProbeOutput(watching: sink)
     session.addEventSink(sink)
     session.addOutput(probe)
@@ -86,7 +86,7 @@ struct ResultOutputsTests {
     let fixture = try FlowFixture(probeFlow)
     let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: 40)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     _ = session.run()
     #expect(sink.events.last?.type == "result")
@@ -108,7 +108,7 @@ struct ResultOutputsTests {
     options.recordPath = folder.file("session.avi")
     let session = RunSession(
       options, logger: testLogger, openFrames: scriptedOpener(try scriptedCamera(frames: 5, thenUnplug: true)))
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     _ = session.run()
     let result = try #require(sink.events.last)
@@ -135,7 +135,7 @@ struct ResultOutputsTests {
     let session = RunSession(
       options, logger: testLogger,
       openFrames: { _, _ throws(WorkbenchError) in throw WorkbenchError(.input, "no such video device") })
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     #expect(session.run().status == .input)
     let recording = try #require(sink.events.last?["outputs"]?["recording"])
