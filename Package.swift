@@ -282,8 +282,15 @@ let package = Package(
       ],
       path: "Tests/HTTPTestSupport"),
 
-    // An event sink that keeps what it got, for tests.
-    .target(name: "ReportingTesting", dependencies: ["Reporting", "Diagnostics"], path: "Tests/ReportingTesting"),
+    // A frame source of in-memory frames, for tests.
+    .target(name: "CaptureTesting", dependencies: ["Capture"], path: "Tests/CaptureTesting"),
+    // A face backend that reports scripted faces, and where the real one is installed.
+    .target(
+      name: "FaceEstimationTesting", dependencies: ["FaceEstimation", "Imaging", "TestSupport"],
+      path: "Tests/FaceEstimationTesting"),
+    // A flow written to a temporary folder, loaded with the engine's settings and a double of the estimators'.
+    .target(
+      name: "FlowsTesting", dependencies: ["Flows", "Settings", "JSONCore", "TestSupport"], path: "Tests/FlowsTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
@@ -291,7 +298,7 @@ let package = Package(
       name: "FaceEstimationTests",
       dependencies: [
         "FaceEstimation", "CMediaPipe", "Estimators", "Imaging", "Measurements", "Settings", "TestSupport",
-        .product(name: "Logging", package: "swift-log"),
+        "FaceEstimationTesting", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "FaceRecognitionTests",
@@ -304,7 +311,7 @@ let package = Package(
       name: "CardEstimationTests",
       dependencies: [
         "CardEstimation", "CardScenes", "CardGeometry", "Estimators", "Measurements", "Imaging", "TestSupport",
-        "FaceEstimation", "Settings", "Randomness",
+        "FaceEstimation", "Settings", "Randomness", "FaceEstimationTesting",
       ]),
     .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
     .testTarget(
@@ -312,8 +319,8 @@ let package = Package(
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "RunComposition", "Flows", "ReportingTesting", "TestSupport", "Capture", "SimulatedCamera",
-        "Estimators", "Imaging", "Measurements", "Diagnostics", "JSONCore", "Scripting", "Settings",
+        "Session", "RunComposition", "Flows", "FlowsTesting", "Reporting", "TestSupport", "Capture", "CaptureTesting",
+        "SimulatedCamera", "Estimators", "Imaging", "Measurements", "Diagnostics", "JSONCore", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
@@ -329,12 +336,14 @@ let package = Package(
       ]),
     .testTarget(
       name: "ScenariosTests",
-      dependencies: ["Scenarios", "Capture", "Imaging", "JSONCore", "Measurements", "TestSupport", "Diagnostics"]),
+      dependencies: [
+        "Scenarios", "Capture", "CaptureTesting", "Imaging", "JSONCore", "Measurements", "TestSupport", "Diagnostics",
+      ]),
     .testTarget(name: "ScriptingTests", dependencies: ["Scripting", "CLuaShim", "TestSupport"]),
     .testTarget(name: "SettingsTests", dependencies: ["Settings", "TestSupport"]),
     .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
     .testTarget(name: "MeasurementsTests", dependencies: ["Measurements", "TestSupport"]),
-    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ReportingTesting", "TestSupport"]),
+    .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TestSupport"]),
     .testTarget(
       name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"],
       exclude: ["Fixtures"]),
@@ -358,9 +367,13 @@ let package = Package(
     .testTarget(
       name: "FlowsTests",
       dependencies: [
-        "Flows", "ReportingTesting", "TestSupport", "Measurements", "Settings", "Reporting", "Diagnostics", "JSONCore",
+        "Flows", "FlowsTesting", "TestSupport", "Measurements", "Settings", "Reporting", "Diagnostics", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Diagnostics"]),
+    .testTarget(
+      name: "IntegrityTests", dependencies: ["Integrity", "Licensing", "Diagnostics", "JSONCore", "TestSupport"]),
+    .testTarget(name: "ScaffoldTests", dependencies: ["Scaffold", "Settings", "Diagnostics", "TestSupport"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [

@@ -79,6 +79,15 @@ final class BoundedHandoff<Element, Failure: Error>: @unchecked Sendable {
     return !closed
   }
 
+  /// Waits until `capacity` elements wait to be taken (true) or it is closed
+  /// with fewer (false): for a test that needs the producer to be ahead.
+  func waitUntilFull() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while elements.count < capacity && !closed { condition.wait() }
+    return elements.count >= capacity
+  }
+
   /// The next element, with the number dropped since the one taken before
   /// it. Waits for one; with `interrupted`, gives up (nil) once it says so,
   /// looking at it every ``interruptCheckInterval``. Once closed and empty:

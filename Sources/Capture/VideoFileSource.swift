@@ -293,6 +293,11 @@ final class VideoFileSource: FrameSource {
   }
 
   deinit { close() }
+
+  /// Waits until the decode thread has filled its queue (true) or stopped
+  /// before it could (false), for a test that needs the queue full before
+  /// the loop takes a frame; a run never waits for it.
+  func waitUntilDecodedAhead() -> Bool { decoder.waitUntilQueueIsFull() }
 }
 
 /// The decode thread and the buffers going round between it and the frame
@@ -368,6 +373,10 @@ private final class DecodeAhead: @unchecked Sendable {
     if next.seconds.isNaN { next.seconds = -.infinity }
     return next
   }
+
+  /// Waits until the ring is full of decoded frames (true), or the thread
+  /// has stopped with fewer (false).
+  func waitUntilQueueIsFull() -> Bool { decoded.waitUntilFull() }
 
   /// Stops the thread, waits for it to leave the reader, and closes the reader.
   func close() {

@@ -210,34 +210,13 @@ public final class PreviewServer: @unchecked Sendable {
 
   // MARK: Safety
 
-  /// Refuses a request for a host name this server does not answer to (a
-  /// page elsewhere rebinding its name to this address) and a write from
-  /// another origin (a page elsewhere posting to this one).
+  /// Refuses a request that ``PreviewRequestCheck`` refuses.
   private func refusal(_ request: Request, writes: Bool) -> Response? {
-    let port = lock.withLock { boundPort }
-    let host = request.head.authority ?? Self.header(request, "host") ?? ""
-    if address.isLoopback {
-      let allowed = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "\(address.host):\(port)"]
-      guard allowed.contains(host.lowercased()) else {
-        return Self.problem(.forbidden, "the preview answers only to \(address.host):\(port)")
-      }
-    } else {
-      // A name other than this machine's may be one a page elsewhere rebound to this address.
-      let name = host.lastIndex(of: ":").map { String(host[..<$0]) } ?? host
-      guard PreviewAddress.isNumeric(name) || name.lowercased() == Self.machineName || name.lowercased() == "localhost"
-      else {
-        return Self.problem(
-          .forbidden, "the preview answers to this machine's addresses and its name (\(Self.machineName)), not \(name)")
-      }
-    }
-    guard writes else { return nil }
-    if let site = Self.header(request, "sec-fetch-site"), site == "cross-site" || site == "same-site" {
-      return Self.problem(.forbidden, "controls are refused from another site's page")
-    }
-    if let origin = Self.header(request, "origin"), origin != "http://" + host {
-      return Self.problem(.forbidden, "controls are refused from another origin (\(origin))")
-    }
-    return nil
+    let check = PreviewRequestCheck(address: address, port: lock.withLock { boundPort }, machineName: Self.machineName)
+    let refusal = check.refusal(
+      host: request.head.authority ?? Self.header(request, "host") ?? "", origin: Self.header(request, "origin"),
+      fetchSite: Self.header(request, "sec-fetch-site"), writes: writes)
+    return refusal.map { Self.problem(.forbidden, $0) }
   }
 
   /// This machine's host name, lower case.

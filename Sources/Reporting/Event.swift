@@ -85,14 +85,18 @@ public final class JSONLinesEventSink: EventSink {
   public func finish() throws(WorkbenchError) { try output.finish() }
 }
 
-/// Keeps events in memory (a QA scenario checks them, a benchmark counts them).
+/// Keeps events in memory (a QA scenario checks them, a benchmark counts
+/// them, a test reads them), and whether the run finished the sink.
 public final class InMemoryEventSink: EventSink {
   public private(set) var events: [Event] = []
+  public private(set) var finished = false
 
   public init() {}
 
   public func emit(_ event: Event) { events.append(event) }
-  public func finish() throws(WorkbenchError) {}
+  public func finish() throws(WorkbenchError) { finished = true }
+
+  public func events(ofType type: String) -> [Event] { events.filter { $0.type == type } }
 }
 
 /// Sends every event to several sinks.

@@ -1,8 +1,9 @@
-import Capture
 import Foundation
 import Imaging
 import TestSupport
 import Testing
+
+@testable import Capture
 
 /// Video files read through FFmpeg, on clips the ffmpeg command makes.
 @Suite(.enabled(if: VideoClips.available || Browser.required, Comment(rawValue: VideoClips.skipReason)))
@@ -168,7 +169,9 @@ struct RecordingVideoTests {
     // the queue had filled with damaged frames before the loop took one.
     let source = try RecordingSource.open(path: try VideoClips.path(.damagedRun))
     defer { source.close() }
-    Thread.sleep(forTimeInterval: 0.3)
+    // That state first: the queue full of the file's first damaged frames.
+    let video = try #require(source as? VideoFileSource)
+    #expect(video.waitUntilDecodedAhead())
     var unreadable = 0
     var frames = 0
     while let frame = try source.next() {

@@ -2,6 +2,7 @@ import CardGeometry
 import CardScenes
 import Estimators
 import FaceEstimation
+import FaceEstimationTesting
 import Foundation
 import Imaging
 import Measurements
@@ -10,16 +11,6 @@ import TestSupport
 import Testing
 
 @testable import CardEstimation
-
-/// The installed face backend (scripts/install-face-backend puts it in the
-/// package), or the files the environment names.
-enum FaceBackendInstall {
-  static let options = FaceEstimators.options(home: packageRoot())
-
-  static var isInstalled: Bool { FaceEstimators.isInstalled(options) }
-
-  static let skipReason: Comment = "the face backend is not installed: run scripts/install-face-backend"
-}
 
 /// Cards with a real face printed where the layout does not put the
 /// portrait, rendered by the card scene renderer.
@@ -138,9 +129,7 @@ func intersectionOverUnion(_ a: NormalizedRect, _ b: NormalizedRect) -> Double {
   return shared / (a.width * a.height + b.width * b.height - shared)
 }
 
-@Suite(
-  "Card portrait by face detection",
-  .enabled(if: FaceBackendInstall.isInstalled, FaceBackendInstall.skipReason))
+@Suite("Card portrait by face detection", .requires(FaceBackendInstall.requirement))
 struct CardPortraitFaceTests {
   @Test(
     "a face printed on the right half of the card is the portrait, wherever the layout puts it",
@@ -214,28 +203,10 @@ struct CardPortraitFaceTests {
   }
 }
 
-/// A face backend that reports scripted faces: `faces[k]` (boxes in
-/// normalised image coordinates) for the k-th image it is given.
-final class ScriptedFaceBackend: FaceBackend {
-  let name = "scripted"
-  var faces: [[NormalizedRect]]
-  private(set) var calls: [(width: Int, height: Int, timestamp: Int64)] = []
-
-  init(faces: [[NormalizedRect]]) { self.faces = faces }
-
-  func detect(_ image: ImageBuffer, timestampMilliseconds: Int64, into detections: inout FaceDetections)
-    throws(FaceBackendError)
-  {
-    let boxes = calls.count < faces.count ? faces[calls.count] : []
-    calls.append((image.width, image.height, timestampMilliseconds))
-    detections.resize(to: boxes.count)
-    for (index, box) in boxes.enumerated() {
-      let x0 = Float(box.x * Double(image.width))
-      let y0 = Float(box.y * Double(image.height))
-      let x1 = Float(box.maxX * Double(image.width))
-      let y1 = Float(box.maxY * Double(image.height))
-      detections.faces[index].landmarks = [SIMD3(x0, y0, 0), SIMD3(x1, y1, 0), SIMD3((x0 + x1) / 2, y1, 0)]
-    }
+extension ScriptedFace {
+  /// A face filling `region` of the image the backend is given.
+  static func box(_ region: NormalizedRect) -> ScriptedFace {
+    .box(x: region.x, y: region.y, width: region.width, height: region.height)
   }
 }
 
@@ -256,7 +227,7 @@ struct CardPortraitLocatorTests {
     let far = NormalizedRect(x: 0.70, y: 0.35, width: 0.14, height: 0.30)
     let near = NormalizedRect(x: 0.40, y: 0.45, width: 0.12, height: 0.26)
     // Nothing around the layout's portrait; two faces on the whole card.
-    let backend = ScriptedFaceBackend(faces: [[], [far, near]])
+    let backend = ScriptedFaceBackend(faces: [[], [.box(far), .box(near)]])
     let locator = CardPortraitLocator(layout: layout) { () throws(FaceBackendError) -> any FaceBackend in backend }
     let portrait = ImageBuffer(format: .rgb8)
     let location = try #require(locator.locate(in: frame, corners: corners, into: portrait))

@@ -8,7 +8,7 @@ import Testing
 /// photo as its portrait, followed by the bundled real recording of a man:
 /// his own card passes, another man's card fails with face_no_match, and
 /// the analytics trace says FACE_NO_MATCH on the face page.
-@Suite(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"), .serialized)
+@Suite(.requires(FaceBackendInstall.recognition), .serialized)
 struct CardThenFaceTests {
   /// A JPEG folder: the frames of a card rendered with `portrait`, then
   /// those of the face recording, at 30 frames per second.

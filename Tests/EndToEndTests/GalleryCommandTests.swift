@@ -8,10 +8,6 @@ import Testing
 @Suite struct GalleryCommandTests {
   static let frames = "Tests/Fixtures/frames/"
   static let people = "Tests/Fixtures/people/"
-  static var recognitionInstalled: Bool {
-    FileManager.default.fileExists(atPath: packageRoot + "/models/dlib_face_recognition_resnet_model_v1.dat")
-      && FileManager.default.fileExists(atPath: packageRoot + "/models/face_landmarker.task")
-  }
 
   func gallery(_ arguments: [String], _ folder: TemporaryFolder) throws -> (Outcome, JSONObject) {
     let outcome = try workbench(["gallery", "--gallery", folder.file("people.sqlite")] + arguments, folder: folder)
@@ -19,7 +15,7 @@ import Testing
     return (outcome, answer)
   }
 
-  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  @Test(.requires(FaceBackendInstall.recognition))
   func enrollVerifyAndIdentifyOnRealPhotos() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
@@ -56,7 +52,7 @@ import Testing
     #expect(answer["user"]?["faces"]?.arrayValue?.first?["sha256"]?.stringValue?.count == 64)
   }
 
-  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  @Test(.requires(FaceBackendInstall.recognition))
   func inputErrorsHaveTheirNamesAndExitCodes() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
@@ -94,7 +90,7 @@ import Testing
 
   /// A shared gallery: one process enrolls into a PostgreSQL database, and
   /// another, on its own connection, identifies the new face.
-  @Test(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+  @Test(.requires(FaceBackendInstall.recognition))
   func twoProcessesShareAPostgreSQLGallery() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

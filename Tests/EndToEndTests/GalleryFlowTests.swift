@@ -6,7 +6,7 @@ import Testing
 
 /// The gallery flows on the bundled real recording: enroll, face-add,
 /// verify and identify, against a gallery the command line filled.
-@Suite(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+@Suite(.requires(FaceBackendInstall.recognition))
 struct GalleryFlowTests {
   private let recording = "examples/recordings/face-blink.avi"
 

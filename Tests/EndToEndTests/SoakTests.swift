@@ -8,7 +8,7 @@ import Testing
 /// time) and over the scripted V4L2 camera streaming them in real time.
 /// The soak runs in a process of its own, so that its resident memory is
 /// its own and not that of the tests running beside it.
-@Suite(.enabled(if: GalleryCommandTests.recognitionInstalled, "run scripts/install-face-backend"))
+@Suite(.requires(FaceBackendInstall.recognition))
 struct SoakTests {
   /// Growth of VmRSS from the end of the warm-up to the end of a part that
   /// still counts as flat: allocator noise moves it by a few MiB (up to 3

@@ -1,13 +1,14 @@
 import Estimators
 import FaceEstimation
+import FaceEstimationTesting
 import Foundation
 import Imaging
 import Measurements
+import TestSupport
 import Testing
 
 @Suite(
-  "Face estimator on real faces (MediaPipe)", .serialized,
-  .enabled(if: FaceBackendInstall.isInstalled, FaceBackendInstall.skipReason))
+  "Face estimator on real faces (MediaPipe)", .serialized, .requires(FaceBackendInstall.requirement))
 struct FaceEstimatorTests {
   @Test("one frontal face on obama and biden, with a plausible pose, eyes and box", arguments: ["obama", "biden"])
   func frontalFace(name: String) throws {
@@ -225,8 +226,7 @@ struct FaceBackendMissingTests {
   }
 
   @Test(
-    "model missing: the error names the path and the install command",
-    .enabled(if: FaceBackendInstall.isInstalled, FaceBackendInstall.skipReason))
+    "model missing: the error names the path and the install command", .requires(FaceBackendInstall.requirement))
   func modelMissing() throws {
     var options = FaceBackendInstall.options
     options.backend.modelPath = "/nonexistent/face_landmarker.task"
@@ -251,25 +251,16 @@ struct FaceBackendMissingTests {
 
   @Test("a backend can be replaced: the estimator measures what any FaceBackend finds")
   func replaceableBackend() throws {
-    final class OneFace: FaceBackend {
-      let name = "fake"
-      func detect(_ image: ImageBuffer, timestampMilliseconds: Int64, into faces: inout FaceDetections)
-        throws(FaceBackendError)
-      {
-        faces.resize(to: 1)
-        var points: [SIMD3<Float>] = []
-        for index in 0..<FaceMesh.pointCount {
-          let x = Float(100 + index % 100)
-          let y = Float(50 + index / 5)
-          points.append(SIMD3(x, y, 0))
-        }
-        faces.faces[0].landmarks = points
-        faces.faces[0].blendshapes = Array(repeating: 0, count: FaceBlendshape.allCases.count)
-        faces.faces[0].blendshapes[FaceBlendshape.eyeBlinkLeft.rawValue] = 0.9
-        faces.faces[0].transform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -50, 1]
-      }
+    var face = FaceObservation()
+    face.landmarks = (0..<FaceMesh.pointCount).map { (index: Int) -> SIMD3<Float> in
+      SIMD3(Float(100 + index % 100), Float(50 + index / 5), 0)
     }
-    let estimator = FaceEstimator(options: FaceBackendInstall.options) { () throws(FaceBackendError) in OneFace() }
+    face.blendshapes = Array(repeating: 0, count: FaceBlendshape.allCases.count)
+    face.blendshapes[FaceBlendshape.eyeBlinkLeft.rawValue] = 0.9
+    face.transform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -50, 1]
+    let estimator = FaceEstimator(options: FaceBackendInstall.options) { () throws(FaceBackendError) in
+      ScriptedFaceBackend(name: "fake", everyImage: [.observation(face)])
+    }
     let schema = MeasurementSchema()
     try estimator.prepare(schema: schema)
     let frame = try FaceFixtures.frame(ImageBuffer(width: 320, height: 240, format: .rgb8))

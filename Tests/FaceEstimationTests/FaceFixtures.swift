@@ -1,20 +1,10 @@
 import Estimators
 import FaceEstimation
+import FaceEstimationTesting
 import Foundation
 import Imaging
 import Measurements
 import TestSupport
-import Testing
-
-/// The installed backend (scripts/install-face-backend puts it in the
-/// package), or the files the environment names.
-enum FaceBackendInstall {
-  static let options = FaceEstimators.options(home: packageRoot())
-
-  static var isInstalled: Bool { FaceEstimators.isInstalled(options) }
-
-  static let skipReason: Comment = "the face backend is not installed: run scripts/install-face-backend"
-}
 
 enum FaceFixtures {
   static let folder = packageRoot() + "/Tests/Fixtures"

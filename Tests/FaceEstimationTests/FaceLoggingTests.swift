@@ -1,4 +1,5 @@
 import FaceEstimation
+import FaceEstimationTesting
 import Foundation
 import Logging
 import Measurements

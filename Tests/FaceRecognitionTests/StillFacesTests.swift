@@ -8,12 +8,13 @@ import Testing
 enum RecognitionInstall {
   static let models = FaceRecognitionModels.resolve(home: packageRoot())
   static let face = FaceEstimators.options(home: packageRoot())
-  static var isInstalled: Bool { models.isInstalled && FaceEstimators.isInstalled(face) }
-  static let skipReason: Comment = "face recognition is not installed: run scripts/install-face-backend"
+  static let requirement = FaceBackendRequirement(
+    "face recognition (dlib's models and MediaPipe)",
+    files: [models.recognitionModel, models.shapeModel, face.backend.libraryPath, face.backend.modelPath])
   static func frame(_ name: String) -> String { packageRoot() + "/Tests/Fixtures/frames/" + name }
 }
 
-@Suite(.enabled(if: RecognitionInstall.isInstalled, RecognitionInstall.skipReason), .serialized)
+@Suite(.requires(RecognitionInstall.requirement), .serialized)
 struct StillFacesTests {
   static func reader(_ alignment: FaceAlignment = .mesh) throws -> StillFaces {
     try StillFaces(

@@ -1,7 +1,7 @@
 import Flows
+import FlowsTesting
 import Measurements
 import Reporting
-import ReportingTesting
 import TestSupport
 import Testing
 
@@ -44,7 +44,7 @@ private func example(_ name: String, set: [String] = [], seed: Int64? = nil) -> 
 
 private func runExample(_ script: FrameScript, _ options: FlowOptions) throws -> RunRecord {
   let flow = try FlowLoader.load(options, logger: testLogger)
-  let sink = CollectingEventSink()
+  let sink = InMemoryEventSink()
   let schema = MeasurementSchema()
   let runner = FlowRunner(flow: flow, sink: sink, schema: schema)
   for frame in script.build(into: schema) {

@@ -1,8 +1,9 @@
 import Diagnostics
 import Flows
+import FlowsTesting
 import JSONCore
 import Measurements
-import ReportingTesting
+import Reporting
 import Testing
 
 /// `workbench check` holds every field a flow reads against what the
@@ -120,7 +121,7 @@ struct FieldCheckTests {
     var script = FrameScript()
     script.add(50) { _ in ["face.yaw": .number(1)] }
     let schema = MeasurementSchema()
-    let runner = FlowRunner(flow: flow, sink: CollectingEventSink(), schema: schema)
+    let runner = FlowRunner(flow: flow, sink: InMemoryEventSink(), schema: schema)
     for frame in script.build(into: schema) { _ = runner.process(frame) }
     try flow.vm.runString("return #require('wb.problems').reads", chunkName: "count")
     #expect(try flow.vm.returnedValue() == .integer(Int64(before)))

@@ -1,5 +1,6 @@
 import Diagnostics
 import Flows
+import FlowsTesting
 import JSONCore
 import Measurements
 import Testing

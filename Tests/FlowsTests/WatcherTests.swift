@@ -1,4 +1,5 @@
 import Flows
+import FlowsTesting
 import Measurements
 import Testing
 

@@ -1,7 +1,6 @@
 import Diagnostics
 import JSONCore
 import Reporting
-import ReportingTesting
 import Testing
 
 @Suite struct EventTests {
@@ -112,8 +111,8 @@ final class FailingSink: EventSink {
     Event(type: "result", t: 1, frame: 30, fields: JSONObject([("success", true)])),
   ]
 
-  @Test func collectingSinkKeepsEverything() throws {
-    let sink = CollectingEventSink()
+  @Test func inMemorySinkKeepsEverything() throws {
+    let sink = InMemoryEventSink()
     for event in events { sink.emit(event) }
     #expect(sink.events == events)
     #expect(sink.events(ofType: "step") == [events[1]])
@@ -124,8 +123,8 @@ final class FailingSink: EventSink {
   }
 
   @Test func fanOutSendsEveryEventToEverySinkInOrder() throws {
-    let first = CollectingEventSink()
-    let second = CollectingEventSink()
+    let first = InMemoryEventSink()
+    let second = InMemoryEventSink()
     let fanOut = FanOutEventSink([first])
     fanOut.add(second)
     #expect(fanOut.sinks.count == 2)
@@ -138,16 +137,22 @@ final class FailingSink: EventSink {
 
   @Test func anEmptyFanOutIsFine() throws {
     let fanOut = FanOutEventSink()
+    #expect(fanOut.sinks.isEmpty)
     fanOut.emit(events[0])
-    try fanOut.finish()
+    #expect(throws: Never.self) { try fanOut.finish() }
+    // What it got while empty went nowhere: a sink added later gets only what comes after.
+    let late = InMemoryEventSink()
+    fanOut.add(late)
+    fanOut.emit(events[1])
+    #expect(late.events == [events[1]])
   }
 
   @Test func fanOutFinishesEverySinkAndReportsTheFirstFailure() throws {
-    let before = CollectingEventSink()
+    let before = InMemoryEventSink()
     let failingA = FailingSink("first failure")
-    let between = CollectingEventSink()
+    let between = InMemoryEventSink()
     let failingB = FailingSink("second failure")
-    let after = CollectingEventSink()
+    let after = InMemoryEventSink()
     let fanOut = FanOutEventSink([before, failingA, between, failingB, after])
     fanOut.emit(events[2])
     let error = try #require(throws: WorkbenchError.self) { try fanOut.finish() }

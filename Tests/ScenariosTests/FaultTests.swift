@@ -1,4 +1,5 @@
 import Capture
+import CaptureTesting
 import Diagnostics
 import Imaging
 import JSONCore
@@ -9,18 +10,15 @@ import Testing
 
 @Suite("Faults")
 struct FaultTests {
-  private final class Frames: FrameSource {
-    var frames: [CapturedFrame]
-    init(_ count: Int) {
-      let encoder = JPEGEncoder()
-      let image = ImageBuffer(width: 64, height: 48, format: .gray8)
-      for i in 0..<image.byteCount { image.pixels[i] = UInt8((i * 7) % 200 + 30) }
-      let jpeg = (try? encoder.encode(image)) ?? []
-      frames = (0..<count).map { CapturedFrame(index: Int64($0), t: Double($0) / 30, payload: .jpeg(jpeg)) }
-    }
-    var info: SourceInfo { SourceInfo(kind: "test", name: "test", fps: 30) }
-    func next() throws(CaptureError) -> CapturedFrame? { frames.isEmpty ? nil : frames.removeFirst() }
-    func close() {}
+  /// A small gray picture with some texture, as a JPEG.
+  private static let jpeg: [UInt8] = {
+    let image = ImageBuffer(width: 64, height: 48, format: .gray8)
+    for i in 0..<image.byteCount { image.pixels[i] = UInt8((i * 7) % 200 + 30) }
+    return (try? JPEGEncoder().encode(image)) ?? []
+  }()
+
+  private func frames(_ count: Int) -> InMemoryFrameSource {
+    InMemoryFrameSource(jpeg: Self.jpeg, count: count, info: SourceInfo(kind: "test", name: "test", fps: 30))
   }
 
   private func drain(_ source: FaultySource) throws -> [CapturedFrame] {
@@ -31,22 +29,22 @@ struct FaultTests {
 
   @Test("drop by list and by rate (from the seed: the same every time)")
   func drops() throws {
-    let listed = try drain(FaultySource(Frames(10), faults: [.dropFrames([2, 3])], seed: 1))
+    let listed = try drain(FaultySource(frames(10), faults: [.dropFrames([2, 3])], seed: 1))
     #expect(listed.map(\.index) == [0, 1, 4, 5, 6, 7, 8, 9])
-    let a = try drain(FaultySource(Frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
-    let b = try drain(FaultySource(Frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
+    let a = try drain(FaultySource(frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
+    let b = try drain(FaultySource(frames(300), faults: [.dropRate(0.2)], seed: 7)).map(\.index)
     #expect(a == b)
     #expect((220...260).contains(a.count), "\(a.count) kept")
   }
 
   @Test("duplicate, reorder, replay")
   func times() throws {
-    let duplicated = try drain(FaultySource(Frames(5), faults: [.duplicate(at: 2.0 / 30, count: 2)], seed: 1))
+    let duplicated = try drain(FaultySource(frames(5), faults: [.duplicate(at: 2.0 / 30, count: 2)], seed: 1))
     #expect(duplicated.map(\.index) == [0, 1, 2, 2, 2, 3, 4])
-    let swapped = try drain(FaultySource(Frames(5), faults: [.reorder(at: 1.0 / 30)], seed: 1))
+    let swapped = try drain(FaultySource(frames(5), faults: [.reorder(at: 1.0 / 30)], seed: 1))
     #expect(swapped.map(\.index) == [0, 2, 1, 3, 4])
     #expect(swapped.map(\.t) == (0..<5).map { Double($0) / 30 })
-    let replayed = try drain(FaultySource(Frames(4), faults: [.replay(times: 3)], seed: 1))
+    let replayed = try drain(FaultySource(frames(4), faults: [.replay(times: 3)], seed: 1))
     #expect(replayed.map(\.index) == Array(0..<12))
     #expect(zip(replayed, replayed.dropFirst()).allSatisfy { $0.t < $1.t })
   }
@@ -72,14 +70,14 @@ struct FaultTests {
 
   @Test("unplug ends with the camera gone; corrupt garbles one frame; pixels change in their window")
   func camera() throws {
-    let unplugged = FaultySource(Frames(10), faults: [.unplug(at: 0.1)], seed: 1)
+    let unplugged = FaultySource(frames(10), faults: [.unplug(at: 0.1)], seed: 1)
     var seen = 0
     #expect(throws: CaptureError.self) {
       while try unplugged.next() != nil { seen += 1 }
     }
     #expect(seen == 3)
-    let corrupt = try drain(FaultySource(Frames(5), faults: [.corrupt(frame: 1)], seed: 1))
-    let original = try drain(FaultySource(Frames(5), faults: [], seed: 1))
+    let corrupt = try drain(FaultySource(frames(5), faults: [.corrupt(frame: 1)], seed: 1))
+    let original = try drain(FaultySource(frames(5), faults: [], seed: 1))
     guard case .jpeg(let bad) = corrupt[1].payload, case .jpeg(let good) = original[1].payload else {
       Issue.record("payloads")
       return
@@ -88,7 +86,7 @@ struct FaultTests {
     #expect(throws: (any Error).self) {
       try JPEGDecoder().decode(bad, into: ImageBuffer(format: .gray8), format: .gray8)
     }
-    let dark = try drain(FaultySource(Frames(5), faults: [.pixels(.darken(factor: 0.1), from: 0.05, to: 0.1)], seed: 1))
+    let dark = try drain(FaultySource(frames(5), faults: [.pixels(.darken(factor: 0.1), from: 0.05, to: 0.1)], seed: 1))
     #expect(
       dark.map { if case .image = $0.payload { return true } else { return false } } == [
         false, false, true, true, false,
@@ -152,7 +150,7 @@ struct FaultTests {
       .freeze(from: 2, to: 3),
     ]
     for seed: UInt64 in [1, 7, 42] {
-      let frames = try drain(FaultySource(Frames(120), faults: faults, seed: seed))
+      let frames = try drain(FaultySource(frames(120), faults: faults, seed: seed))
       let measured = trace(120, faults: faults, seed: seed)
       #expect(frames.map(\.index) == measured.map(\.index))
       #expect(frames.map(\.t) == measured.map(\.t))
@@ -161,7 +159,7 @@ struct FaultTests {
 
   @Test("a swap due at the last frame still delivers it, at its own time")
   func reorderAtTheEnd() throws {
-    let frames = try drain(FaultySource(Frames(3), faults: [.reorder(at: 2.0 / 30)], seed: 1))
+    let frames = try drain(FaultySource(frames(3), faults: [.reorder(at: 2.0 / 30)], seed: 1))
     #expect(frames.map(\.index) == [0, 1, 2])
     let measured = trace(3, faults: [.reorder(at: 2.0 / 30)], seed: 1)
     #expect(measured.map(\.index) == [0, 1, 2])

@@ -1,4 +1,5 @@
 import Capture
+import CaptureTesting
 import Diagnostics
 import Foundation
 import Imaging

@@ -1,13 +1,14 @@
 import Capture
+import CaptureTesting
 import Diagnostics
 import Estimators
 import Flows
+import FlowsTesting
 import Foundation
 import Imaging
 import JSONCore
 import Logging
 import Measurements
-import ReportingTesting
 import RunComposition
 import SimulatedCamera
 import TestSupport
@@ -45,7 +46,8 @@ struct FrameSessionTests {
     let folder = try TemporaryFolder(prefix: "frame-session")
     let fixture = try FlowFixture(flowSource)
     var options = RunOptions(
-      flow: fixture.options(), input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
+      flow: fixture.options(declarations: RunSettings.declarations),
+      input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
     options.eventsPath = folder.file("events.jsonl")
     options.recordPath = record
     let outcome = RunSession(options, logger: testLogger, openFrames: scriptedOpener(camera)).run()
@@ -91,28 +93,8 @@ struct FrameSessionTests {
   }
 }
 
-/// A live source that makes frames as fast as asked, with an estimator
-/// that takes its time: the mailbox must drop, never queue.
-final class FastSource: FrameSource {
-  let info = SourceInfo(kind: "camera", name: "fast")
-  private let jpeg: [UInt8]
-  private var index: Int64 = 0
-  private let total: Int64
-
-  init(jpeg: [UInt8], total: Int64) {
-    self.jpeg = jpeg
-    self.total = total
-  }
-
-  func next() throws(CaptureError) -> CapturedFrame? {
-    guard index < total else { return nil }
-    defer { index += 1 }
-    return CapturedFrame(index: index, t: Double(index) / 30, payload: .jpeg(jpeg))
-  }
-
-  func close() {}
-}
-
+/// An estimator that takes its time, behind a live source that makes frames
+/// as fast as asked: the mailbox must drop, never queue.
 final class SlowEstimator: Estimator {
   let descriptor = EstimatorDescriptor(name: "slow", summary: "sleeps", provides: ["slow.done"])
   private var node = -1
@@ -135,7 +117,9 @@ struct DropTests {
     let schema = MeasurementSchema()
     let graph = try EstimatorGraph(available: [SlowEstimator()], wanted: ["slow.done"])
     let pipeline = try FramePipeline(graph: graph, schema: schema)
-    let input = FrameInput(source: FastSource(jpeg: jpeg, total: 400), pipeline: pipeline, live: true)
+    let input = FrameInput(
+      source: InMemoryFrameSource(jpeg: jpeg, count: 400, info: SourceInfo(kind: "camera", name: "fast")),
+      pipeline: pipeline, live: true)
     var processed = 0
     var notedDrops = 0
     var lastIndex: Int64 = -1

@@ -1,9 +1,10 @@
 import Diagnostics
 import Flows
+import FlowsTesting
 import Foundation
 import JSONCore
 import Measurements
-import ReportingTesting
+import Reporting
 import RunComposition
 import SimulatedCamera
 import TestSupport
@@ -21,11 +22,12 @@ let probeFlow = """
 
 @Suite("The session's lifecycle")
 struct LifecycleTests {
-  func session(frames: Int = 40, flow: String = probeFlow) throws -> (RunSession, CollectingEventSink) {
+  func session(frames: Int = 40, flow: String = probeFlow) throws -> (RunSession, InMemoryEventSink) {
     let fixture = try FlowFixture(flow)
-    let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: frames)))
+    let options = RunOptions(
+      flow: fixture.options(declarations: RunSettings.declarations), input: .file(try countingTrace(frames: frames)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     return (session, sink)
   }
@@ -118,7 +120,8 @@ struct LifecycleTests {
   @Test("a restart with a flow that does not load throws, and the run goes on as it was")
   func restartBroken() throws {
     let fixture = try FlowFixture(probeFlow)
-    let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: 40)))
+    let options = RunOptions(
+      flow: fixture.options(declarations: RunSettings.declarations), input: .file(try countingTrace(frames: 40)))
     let session = RunSession(options, logger: testLogger)
     #expect(session.open())
     for _ in 0..<4 { session.step() }

@@ -1,10 +1,10 @@
 import Capture
 import Diagnostics
+import FlowsTesting
 import Foundation
 import JSONCore
 import Measurements
 import Reporting
-import ReportingTesting
 import RunComposition
 import TestSupport
 import Testing
@@ -14,10 +14,10 @@ import Testing
 /// An output that notes whether the result had been emitted when it was
 /// finished, and names a file it "wrote".
 final class ProbeOutput: RunOutput {
-  private let sink: CollectingEventSink
+  private let sink: InMemoryEventSink
   private(set) var resultsSeenAtFinish: Int?
 
-  init(watching sink: CollectingEventSink) { self.sink = sink }
+  init(watching sink: InMemoryEventSink) { self.sink = sink }
 
   func frameProcessed(_ measurements: MeasurementFrame, captured: CapturedFrame?) {}
   func finish(_ run: FinishedRun) throws(WorkbenchError) { resultsSeenAtFinish = sink.events(ofType: "result").count }
@@ -26,11 +26,12 @@ final class ProbeOutput: RunOutput {
 
 @Suite("The result names the outputs")
 struct ResultOutputsTests {
-  func session(frames: Int = 40) throws -> (RunSession, CollectingEventSink, ProbeOutput) {
+  func session(frames: Int = 40) throws -> (RunSession, InMemoryEventSink, ProbeOutput) {
     let fixture = try FlowFixture(probeFlow)
-    let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: frames)))
+    let options = RunOptions(
+      flow: fixture.options(declarations: RunSettings.declarations), input: .file(try countingTrace(frames: frames)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     let probe = ProbeOutput(watching: sink)
     session.addEventSink(sink)
     session.addOutput(probe)
@@ -85,9 +86,10 @@ struct ResultOutputsTests {
   @Test("a run without outputs has no outputs object")
   func none() throws {
     let fixture = try FlowFixture(probeFlow)
-    let options = RunOptions(flow: fixture.options(), input: .file(try countingTrace(frames: 40)))
+    let options = RunOptions(
+      flow: fixture.options(declarations: RunSettings.declarations), input: .file(try countingTrace(frames: 40)))
     let session = RunSession(options, logger: testLogger)
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     _ = session.run()
     #expect(sink.events.last?.type == "result")
@@ -105,11 +107,12 @@ struct ResultOutputsTests {
         wb.range { field = "quality.darkness", min = 2, hold_ms = 100 } } }
       """)
     var options = RunOptions(
-      flow: fixture.options(), input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
+      flow: fixture.options(declarations: RunSettings.declarations),
+      input: .camera(device: "/dev/video0", width: nil, height: nil, fps: nil))
     options.recordPath = folder.file("session.avi")
     let session = RunSession(
       options, logger: testLogger, openFrames: scriptedOpener(try scriptedCamera(frames: 5, thenUnplug: true)))
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     _ = session.run()
     let result = try #require(sink.events.last)
@@ -130,13 +133,14 @@ struct ResultOutputsTests {
     defer { folder.remove() }
     let fixture = try FlowFixture(probeFlow)
     var options = RunOptions(
-      flow: fixture.options(), input: .camera(device: "/dev/video9", width: nil, height: nil, fps: nil))
+      flow: fixture.options(declarations: RunSettings.declarations),
+      input: .camera(device: "/dev/video9", width: nil, height: nil, fps: nil))
     options.recordPath = folder.file("session.avi")
     options.recordPolicy = .withFace
     let session = RunSession(
       options, logger: testLogger,
       openFrames: { _, _ throws(WorkbenchError) in throw WorkbenchError(.input, "no such video device") })
-    let sink = CollectingEventSink()
+    let sink = InMemoryEventSink()
     session.addEventSink(sink)
     #expect(session.run().status == .input)
     let recording = try #require(sink.events.last?["outputs"]?["recording"])

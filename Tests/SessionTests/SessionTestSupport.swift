@@ -11,18 +11,6 @@ import TestSupport
 
 let testLogger = Logger(label: "workbench-session-tests")
 
-/// A flow written to a temporary folder.
-struct FlowFixture {
-  let path: String
-
-  init(_ source: String) throws {
-    path = try TemporaryFolder(prefix: "session-tests").file("flow.lua")
-    try source.write(toFile: path, atomically: true, encoding: .utf8)
-  }
-
-  func options() -> FlowOptions { RunSettings.flowOptions(path) }
-}
-
 /// Opens the scripted camera for any camera input.
 func scriptedOpener(_ camera: ScriptedV4L2Device) -> RunSession.SourceOpener {
   { input, _ throws(WorkbenchError) in

@@ -6,10 +6,7 @@ public enum Browser {
   public static let python: String? = executable(["python3"])
 
   /// On CI (CI set, and not "false" or "0") the browser test must run.
-  public static var required: Bool {
-    guard let ci = ProcessInfo.processInfo.environment["CI"] else { return false }
-    return !ci.isEmpty && ci != "false" && ci != "0"
-  }
+  public static var required: Bool { ContinuousIntegration.isRunning }
 
   public static var available: Bool { chromium != nil && python != nil }
 
