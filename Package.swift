@@ -378,7 +378,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session",
-        "RunComposition", "LoopbackClient",
+        "RunComposition", "LoopbackClient", "JSONCore",
       ],
       exclude: ["Fixtures"]),
   ]
