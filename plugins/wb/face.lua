@@ -199,30 +199,30 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
   return step
 end
 
+-- The builder of a head_turn or head_pitch step: a turn about `field`
+-- toward `positive` (the field grows) or `negative`, with LUNA ID's default
+-- angles.
+local function head_move_builder(name, field, positive, negative, start_angle, end_angle)
+  return function(spec)
+    local where = native.where(2)
+    check("wb." .. name, spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
+    if spec.direction ~= positive and spec.direction ~= negative then
+      problems.add(where .. "wb." .. name .. ": direction must be \"" .. positive .. "\" or \"" .. negative .. "\"")
+    end
+    return head_move(name, field, spec.direction == negative and -1 or 1, spec, start_angle, end_angle, where)
+  end
+end
+
 -- head_turn: yaw to the person's "left" or "right" (face.yaw is positive
 -- when the person turns to their own left). LUNA ID's defaults: from within
 -- 10° of front-on to 30°.
 --   wb.head_turn { direction = "left", hint = "face.turn_left" }
-function face.head_turn(spec)
-  local where = native.where(2)
-  check("wb.head_turn", spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
-  if spec.direction ~= "left" and spec.direction ~= "right" then
-    problems.add(where .. "wb.head_turn: direction must be \"left\" or \"right\"")
-  end
-  return head_move("head_turn", "yaw", spec.direction == "right" and -1 or 1, spec, 10, 30, where)
-end
+face.head_turn = head_move_builder("head_turn", "yaw", "left", "right", 10, 30)
 
 -- head_pitch: look "up" or "down" (face.pitch is positive looking up).
 -- LUNA ID's defaults: from within 5° to 20°.
 --   wb.head_pitch { direction = "up", hint = "face.look_up" }
-function face.head_pitch(spec)
-  local where = native.where(2)
-  check("wb.head_pitch", spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
-  if spec.direction ~= "up" and spec.direction ~= "down" then
-    problems.add(where .. "wb.head_pitch: direction must be \"up\" or \"down\"")
-  end
-  return head_move("head_pitch", "pitch", spec.direction == "down" and -1 or 1, spec, 5, 20, where)
-end
+face.head_pitch = head_move_builder("head_pitch", "pitch", "up", "down", 5, 20)
 
 -- Best shot: LUNA ID's checks on every frame, with its codes (docs/face.md
 -- maps each of 1000-1017). Closed eyes are LUNA ID's BadEyesStatus, which
