@@ -83,10 +83,10 @@ final class FlowHost: ScriptHost {
   var functionNames: [String] { FlowHostFunctions.names }
 
   func call(_ function: String, arguments: [JSONValue]) throws(HostCallFailure) -> String? {
-    guard let handler = FlowHostFunctions.handlers[function] else {
+    guard let handler = FlowHostFunctions.handler(function) else {
       throw HostCallFailure("the host has no function '\(function)'")
     }
-    return try handler(self)(arguments)
+    return try handler(self, arguments)
   }
 
   /// The text of the flow's own key for `reason` (wb.flow's `results`), else

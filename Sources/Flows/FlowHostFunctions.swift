@@ -8,25 +8,33 @@ import Scripting
 /// `where` is not here: the VM offers it to every host (Scripting's
 /// `VMFunctions`), through the same registration and dispatch.
 public enum FlowHostFunctions {
-  typealias Handler = @Sendable (FlowHost) -> ([JSONValue]) throws(HostCallFailure) -> String?
+  /// Called with the host itself: an unapplied method (`FlowHost.answerHint`) would
+  /// build a closure on every call, and `hint` may be called on every frame.
+  typealias Handler = @Sendable (FlowHost, [JSONValue]) throws(HostCallFailure) -> String?
 
   /// In the order they are offered.
   static let table: [(name: String, handler: Handler)] = [
-    ("log", FlowHost.answerLog),
-    ("hint", FlowHost.answerHint),
-    ("status", FlowHost.answerStatus),
-    ("settings", FlowHost.answerSettings),
-    ("text", FlowHost.answerText),
-    ("event", FlowHost.answerEvent),
-    ("capture", FlowHost.answerCapture),
-    ("intermediate", FlowHost.answerIntermediate),
-    ("describe_face", FlowHost.answerDescribeFace),
-    ("identity", FlowHost.answerIdentity),
-    ("command", FlowHost.answerCommand),
+    ("log", { host, arguments in host.answerLog(arguments) }),
+    ("hint", { host, arguments throws(HostCallFailure) in try host.answerHint(arguments) }),
+    ("status", { host, arguments throws(HostCallFailure) in try host.answerStatus(arguments) }),
+    ("settings", { host, arguments throws(HostCallFailure) in try host.answerSettings(arguments) }),
+    ("text", { host, arguments throws(HostCallFailure) in try host.answerText(arguments) }),
+    ("event", { host, arguments throws(HostCallFailure) in try host.answerEvent(arguments) }),
+    ("capture", { host, arguments throws(HostCallFailure) in try host.answerCapture(arguments) }),
+    ("intermediate", { host, arguments throws(HostCallFailure) in try host.answerIntermediate(arguments) }),
+    ("describe_face", { host, arguments throws(HostCallFailure) in try host.answerDescribeFace(arguments) }),
+    ("identity", { host, arguments throws(HostCallFailure) in try host.answerIdentity(arguments) }),
+    ("command", { host, arguments throws(HostCallFailure) in try host.answerCommand(arguments) }),
   ]
 
   public static let names = table.map(\.name)
-  static let handlers = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.handler) })
+
+  /// The handler of `name`. A look along eleven short names costs less than
+  /// hashing the name, and `hint` may be called on every frame.
+  static func handler(_ name: String) -> Handler? {
+    for entry in table where entry.name == name { return entry.handler }
+    return nil
+  }
 }
 
 extension FlowHost {

@@ -255,7 +255,7 @@ public final class LuaVM {
     }
     do {
       let answer: String?
-      if let handler = VMFunctions.handlers[name] {
+      if let handler = VMFunctions.handler(name) {
         answer = try handler(vm, parsed)
       } else {
         answer = try host.call(name, arguments: parsed)

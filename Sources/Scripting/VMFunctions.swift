@@ -11,7 +11,13 @@ enum VMFunctions {
   static let table: [(name: String, handler: Handler)] = [("where", callerPosition)]
 
   static let names = table.map(\.name)
-  static let handlers = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.handler) })
+
+  /// The handler of `name`, if the VM offers it: asked on every host call, so
+  /// a look along the table, not a hash of the name.
+  static func handler(_ name: String) -> Handler? {
+    for entry in table where entry.name == name { return entry.handler }
+    return nil
+  }
 
   /// `where(level)`: "file:line: " of the function `level` frames up (1, the
   /// default: the caller), the first outside the step library, so that it
