@@ -261,7 +261,6 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
 
-    // Helpers every test target shares (temporary folders, the package root).
     // Every parser of a user's file or a peer's bytes as a fuzz target (docs/fuzzing.md).
     .target(
       name: "FuzzTargets",
@@ -271,6 +270,7 @@ let package = Package(
       ]),
     // libFuzzer's entry points when built by scripts/fuzz; otherwise a tool to list, seed and replay.
     .executableTarget(name: "workbench-fuzz", dependencies: ["FuzzTargets"]),
+    // Helpers every test target shares (temporary folders, the package root, the built binary).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     // An HTTP server on loopback for the tests of HTTP clients.
     .target(
