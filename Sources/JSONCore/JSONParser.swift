@@ -89,7 +89,6 @@ public struct JSONParser {
     defer { depth -= 1 }
     index += 1
     var object = JSONObject()
-    var seen = Set<String>()
     skipWhitespace()
     if current == UInt8(ascii: "}") {
       index += 1
@@ -99,7 +98,8 @@ public struct JSONParser {
       skipWhitespace()
       guard current == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
       let key = try parseString()
-      if !seen.insert(key).inserted { throw error("duplicate key \"\(key)\"") }
+      // The object's own lookup: a scan while it is small, its index once large.
+      if object.contains(key) { throw error("duplicate key \"\(key)\"") }
       skipWhitespace()
       guard current == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
       index += 1

@@ -108,6 +108,8 @@ public struct JSONObject: Sendable, Equatable, Sequence {
     }
   }
 
+  public func contains(_ key: String) -> Bool { position(of: key) != nil }
+
   /// Adds a key the caller knows is not there yet (a parser that has
   /// already refused duplicates), without searching for it.
   mutating func appendNew(_ key: String, _ value: JSONValue) {

@@ -92,3 +92,45 @@ extension JSONValue {
     return writer.string
   }
 }
+
+extension JSONValue {
+  /// JSON text for people to read: objects and arrays of containers one
+  /// entry per line, indented by two spaces; arrays of plain values (an
+  /// interval, a list of ids) kept on one line. Ends with a line break.
+  public var prettyText: String {
+    var text = ""
+    JSONValue.appendPretty(self, indent: "", to: &text)
+    return text + "\n"
+  }
+
+  private static func appendPretty(_ value: JSONValue, indent: String, to text: inout String) {
+    let inner = indent + "  "
+    switch value {
+    case .object(let object) where !object.entries.isEmpty:
+      text += "{\n"
+      for (index, entry) in object.entries.enumerated() {
+        text += inner + JSONValue.string(entry.key).jsonText + ": "
+        appendPretty(entry.value, indent: inner, to: &text)
+        text += index + 1 < object.entries.count ? ",\n" : "\n"
+      }
+      text += indent + "}"
+    case .array(let array) where array.contains(where: \.isContainer):
+      text += "[\n"
+      for (index, element) in array.enumerated() {
+        text += inner
+        appendPretty(element, indent: inner, to: &text)
+        text += index + 1 < array.count ? ",\n" : "\n"
+      }
+      text += indent + "]"
+    default:
+      text += value.jsonText
+    }
+  }
+
+  private var isContainer: Bool {
+    switch self {
+    case .object, .array: return true
+    default: return false
+    }
+  }
+}

@@ -16,8 +16,20 @@ public struct TraceReader {
   /// The header line's object, if the trace has one.
   public private(set) var header: JSONObject?
 
-  private let lines: LineReader
-  private var lineNumber: Int { lines.lineNumber }
+  /// Where the lines come from: the file as it is read, or lines read
+  /// before (``ReadTrace``), which many runs replay without parsing again.
+  private enum Source {
+    case file(LineReader)
+    case read(ReadTrace, position: Int)
+  }
+
+  private var source: Source
+  private var lineNumber: Int {
+    switch source {
+    case .file(let lines): return lines.lineNumber
+    case .read(let trace, let position): return position > 0 ? trace.lineNumbers[position - 1] : 0
+    }
+  }
   private var frameCount: Int64 = 0
   private var previousT: Double?
 
@@ -27,7 +39,18 @@ public struct TraceReader {
   public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
     self.path = path
     self.schema = schema
-    lines = try LineReader(
+    source = .file(try TraceReader.lineReader(path))
+  }
+
+  /// Reads the lines of `trace`, read before, as the file's.
+  public init(_ trace: ReadTrace, schema: MeasurementSchema) {
+    path = trace.path
+    self.schema = schema
+    source = .read(trace, position: 0)
+  }
+
+  static func lineReader(_ path: String) throws(WorkbenchError) -> LineReader {
+    try LineReader(
       path: path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)")
   }
 
@@ -41,9 +64,7 @@ public struct TraceReader {
 
   /// The next frame, or nil at the end of the trace.
   public mutating func next() throws(WorkbenchError) -> MeasurementFrame? {
-    while let line = try lines.next() {
-      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-      let object = try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
+    while let object = try nextObject() {
       if let version = object["workbench_trace"] {
         guard lineNumber == 1 || header == nil && frameCount == 0 else {
           throw problem("the header line must come first")
@@ -59,6 +80,22 @@ public struct TraceReader {
       return try frame(from: object)
     }
     return nil
+  }
+
+  /// The next line's object, nil at the end.
+  private mutating func nextObject() throws(WorkbenchError) -> JSONObject? {
+    switch source {
+    case .file(let lines):
+      while let line = try lines.next() {
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+        return try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
+      }
+      return nil
+    case .read(let trace, let position):
+      guard position < trace.objects.count else { return nil }
+      source = .read(trace, position: position + 1)
+      return trace.objects[position]
+    }
   }
 
   private func problem(_ message: String) -> WorkbenchError {
@@ -126,4 +163,33 @@ public struct TraceReader {
       }
     }
   }
+}
+
+/// A whole trace file's lines, parsed once, for runs that replay the same
+/// trace many times (an evaluation's settings points): each run still
+/// checks and converts every frame into its own schema, as from the file.
+public final class ReadTrace: Sendable {
+  public let path: String
+  let objects: [JSONObject]
+  let lineNumbers: [Int]
+
+  /// Reads the trace at `path`; throws as a run reading it would, at the line.
+  public init(path: String) throws(WorkbenchError) {
+    self.path = path
+    let lines = try TraceReader.lineReader(path)
+    var objects: [JSONObject] = []
+    var numbers: [Int] = []
+    while let line = try lines.next() {
+      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+      objects.append(
+        try JSONFile.record(line, file: path, line: lines.lineNumber, help: TraceReader.formatHelp))
+      numbers.append(lines.lineNumber)
+    }
+    lines.close()
+    self.objects = objects
+    lineNumbers = numbers
+  }
+
+  /// Frames in it (the header line not counted).
+  public var count: Int { objects.count }
 }

@@ -14,6 +14,12 @@ public enum RunSettings {
     + FaceRecognitionModels.settingDeclarations
     + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
 
+  /// The settings that change what the estimators measure: a measurement
+  /// kept for other settings (`workbench eval`'s cache) is kept per value of these.
+  public static let estimatorDeclarations: [SettingDeclaration] =
+    FaceEstimators.settingDeclarations + FaceRecognitionModels.settingDeclarations
+    + CardEstimatorSetup.settingDeclarations
+
   /// Options for loading the flow at `path` in a run, `check` or `settings`.
   public static func flowOptions(_ path: String) -> FlowOptions {
     FlowOptions(flowPath: path, settingDeclarations: declarations)

@@ -61,9 +61,13 @@ final class TraceInput: MeasurementInput {
   private var reader: TraceReader
   let path: String
 
-  init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
+  init(path: String, schema: MeasurementSchema, read: ReadTrace? = nil) throws(WorkbenchError) {
     self.path = path
-    reader = try TraceReader(path: path, schema: schema)
+    if let read, read.path == path {
+      reader = TraceReader(read, schema: schema)
+    } else {
+      reader = try TraceReader(path: path, schema: schema)
+    }
   }
 
   func next(note: (InputNote) -> Void) throws(WorkbenchError) -> MeasurementFrame? { try reader.next() }

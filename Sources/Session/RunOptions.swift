@@ -1,6 +1,7 @@
 import Capture
 import Diagnostics
 import Flows
+import Measurements
 import Settings
 
 /// Everything `workbench run` needs.
@@ -11,6 +12,13 @@ public struct RunOptions: Sendable {
   public var recordingFPS: Double?
   public var eventsPath: String?
   public var traceOutPath: String?
+  /// Once the flow decides, the rest of the recording is measured into
+  /// `traceOutPath` all the same, so that the trace can replay the whole
+  /// input for other settings (`workbench eval`'s cache).
+  public var traceToEndOfInput = false
+  /// The input trace's lines, read before: an evaluation replays one trace
+  /// at many settings and parses it once.
+  public var readTrace: ReadTrace?
   public var showStatusLine: Bool
   /// Pace the frames to the wall clock by their times, as a live session would.
   public var realtime = false

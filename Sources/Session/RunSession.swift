@@ -233,8 +233,30 @@ public final class RunSession {
     runner.process(frame)
     let captured = frameInput?.currentFrame
     for output in frameOutputs { output.frameProcessed(frame, captured: captured) }
-    if runner.isFinished { state = .ended }
+    if runner.isFinished {
+      state = .ended
+      if options.traceToEndOfInput, let trace { traceRemainingFrames(of: input, into: trace) }
+    }
     return !runner.isFinished
+  }
+
+  /// Whether the trace holds every frame of the input: false when the rest
+  /// of it, read after the flow decided, failed or was interrupted.
+  public private(set) var traceIsComplete = true
+
+  /// Measures the frames the flow no longer needs into the trace alone.
+  private func traceRemainingFrames(of input: any MeasurementInput, into trace: TraceOutput) {
+    while !Interrupts.pending {
+      do {
+        guard let frame = try input.next(note: { _ in }) else { return }
+        trace.frameProcessed(frame, captured: nil)
+      } catch {
+        logger.debug("the rest of the input could not be measured: \(error.summary)")
+        traceIsComplete = false
+        return
+      }
+    }
+    traceIsComplete = false
   }
 
   /// Stops giving frames to the flow; its timers stand still until ``resume()``.
@@ -271,7 +293,7 @@ public final class RunSession {
       if let pipeline = replacement ?? pipeline {
         reopened = wrapped(try openFrameInput(pipeline))
       } else if case .file(let path) = options.input, TraceReader.canReadAgain(path) {
-        reopened = wrapped(try TraceInput(path: path, schema: schema))
+        reopened = wrapped(try TraceInput(path: path, schema: schema, read: options.readTrace))
       }
       // A trace from standard input or a pipe goes on where it is: it cannot be read again.
     }
@@ -424,7 +446,7 @@ public final class RunSession {
     guard let runner else { return }
     var opened: any MeasurementInput
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
-      opened = try TraceInput(path: path, schema: schema)
+      opened = try TraceInput(path: path, schema: schema, read: options.readTrace)
     } else {
       let pipeline: FramePipeline
       do {
