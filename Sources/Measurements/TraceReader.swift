@@ -18,17 +18,13 @@ public struct TraceReader {
 
   /// Where the lines come from: the file as it is read, or lines read
   /// before (``ReadTrace``), which many runs replay without parsing again.
-  private enum Source {
-    case file(LineReader)
-    case read(ReadTrace, position: Int)
-  }
-
-  private var source: Source
+  private let lines: LineReader?
+  private let read: ReadTrace?
+  private var readPosition = 0
   private var lineNumber: Int {
-    switch source {
-    case .file(let lines): return lines.lineNumber
-    case .read(let trace, let position): return position > 0 ? trace.lineNumbers[position - 1] : 0
-    }
+    if let lines { return lines.lineNumber }
+    guard let read, readPosition > 0 else { return 0 }
+    return read.lineNumbers[readPosition - 1]
   }
   private var frameCount: Int64 = 0
   private var previousT: Double?
@@ -39,14 +35,16 @@ public struct TraceReader {
   public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
     self.path = path
     self.schema = schema
-    source = .file(try TraceReader.lineReader(path))
+    lines = try TraceReader.lineReader(path)
+    read = nil
   }
 
   /// Reads the lines of `trace`, read before, as the file's.
   public init(_ trace: ReadTrace, schema: MeasurementSchema) {
     path = trace.path
     self.schema = schema
-    source = .read(trace, position: 0)
+    lines = nil
+    read = trace
   }
 
   static func lineReader(_ path: String) throws(WorkbenchError) -> LineReader {
@@ -84,18 +82,16 @@ public struct TraceReader {
 
   /// The next line's object, nil at the end.
   private mutating func nextObject() throws(WorkbenchError) -> JSONObject? {
-    switch source {
-    case .file(let lines):
+    if let lines {
       while let line = try lines.next() {
         if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
         return try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
       }
       return nil
-    case .read(let trace, let position):
-      guard position < trace.objects.count else { return nil }
-      source = .read(trace, position: position + 1)
-      return trace.objects[position]
     }
+    guard let read, readPosition < read.objects.count else { return nil }
+    readPosition += 1
+    return read.objects[readPosition - 1]
   }
 
   private func problem(_ message: String) -> WorkbenchError {
