@@ -115,6 +115,9 @@ let package = Package(
     .target(name: "Scripting", dependencies: ["CLuaShim", "JSONCore", "Diagnostics", "Measurements"]),
     // One seeded generator (SplitMix64) for step orders, QA faults and synthetic scenes.
     .target(name: "Randomness"),
+    // ISO/IEC 30107-3 error rates' statistics: Clopper–Pearson intervals, DET curves, EER, operating points.
+    // docs/eval.md.
+    .target(name: "PADMetrics"),
     .target(name: "Settings", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Messages", dependencies: ["JSONCore", "Diagnostics"]),
     .target(name: "Measurements", dependencies: ["JSONCore", "Diagnostics"]),
@@ -225,6 +228,16 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // `workbench eval`: a flow over a labelled corpus, measured once into a cache and replayed per
+    // settings point; ISO/IEC 30107-3 rates, shards and their merge. docs/eval.md.
+    .target(
+      name: "Evaluation",
+      dependencies: [
+        "RunComposition", "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore",
+        "Capture", "FileSystem", "Interrupts", "FaceScenes", "CardScenes", "PADMetrics",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // The live preview: the page, its HTTP API, the file watcher, the terminal's keys. docs/preview.md.
     .target(
       name: "Preview",
@@ -243,14 +256,15 @@ let package = Package(
         "JSONCore", "Capture", "Licensing",
         "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
         "SessionReport",
-        "Gallery", "FaceRecognition", "FaceEstimation", "FileSystem",
+        "Gallery", "FaceRecognition", "FaceEstimation", "FileSystem", "Evaluation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
-        "Session", "RunComposition", "Preview", "Flows", "Interrupts", "Measurements", "Reporting", "Diagnostics",
+        "Evaluation", "Session", "RunComposition", "Preview", "Flows", "Interrupts", "Measurements", "Reporting",
+        "Diagnostics",
         "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore",
@@ -314,6 +328,13 @@ let package = Package(
         "FaceEstimation", "Settings", "Randomness", "FaceEstimationTesting",
       ]),
     .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
+    .testTarget(name: "PADMetricsTests", dependencies: ["PADMetrics", "TestSupport", "Randomness"]),
+    .testTarget(
+      name: "EvaluationTests",
+      dependencies: [
+        "Evaluation", "RunComposition", "Session", "Flows", "Estimators", "JSONCore", "Diagnostics", "TestSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "FaceScenesTests", dependencies: ["FaceScenes", "FaceEstimation", "JSONCore", "Diagnostics", "TestSupport"]),
     .testTarget(

@@ -27,7 +27,7 @@ struct Workbench: ParsableCommand {
       RunCommand.self, CheckCommand.self, NewCommand.self, SettingsCommand.self, RecordCommand.self,
       EstimatorsCommand.self,
       DevicesCommand.self, ProbeCommand.self, SynthCommand.self,
-      LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, ReportCommand.self,
+      LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, EvalCommand.self, ReportCommand.self,
       GalleryCommand.self,
     ])
 }

@@ -1,0 +1,92 @@
+import Crypto
+import Diagnostics
+import FileSystem
+import Foundation
+
+/// Measurements kept by what they were measured from: a trace per key,
+/// where the key is the input's bytes, what the estimators were asked to
+/// measure, their settings and workbench's version. A sweep replays them
+/// for every settings point, and the next evaluation of the same corpus
+/// measures nothing. Entries appear whole (written under another name,
+/// then renamed), so a kill never leaves half a trace behind a key.
+public final class MeasurementCache {
+  public let folder: String
+  /// Input digests by file identity (device, inode, size, modification
+  /// time), so that an unchanged input is not read again to be named.
+  private var digests: [String: String] = [:]
+
+  public init(folder: String) throws(WorkbenchError) {
+    self.folder = folder
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw WorkbenchError(
+        .usage, "cannot create the measurement cache", at: SourceLocation(file: folder),
+        help: "give a folder that can be written with --cache")
+    }
+  }
+
+  /// The cache's name for a measurement of `inputPath` made the way `recipe` says.
+  public func key(inputPath: String, recipe: [String]) throws(WorkbenchError) -> String {
+    var hash = SHA256()
+    hash.update(data: Data(try digest(of: inputPath).utf8))
+    for line in recipe { hash.update(data: Data(("\n" + line).utf8)) }
+    return hash.finalize().map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// Where the entry of `key` is (whether or not it exists yet).
+  public func path(_ key: String, suffix: String = ".jsonl") -> String {
+    folder + "/" + key.prefix(2) + "/" + key + suffix
+  }
+
+  public func contains(_ key: String, suffix: String = ".jsonl") -> Bool {
+    FileManager.default.fileExists(atPath: path(key, suffix: suffix))
+  }
+
+  /// A name to write the entry under until it is complete, in its folder.
+  public func scratchPath(_ key: String, suffix: String = ".jsonl") -> String {
+    let final = path(key, suffix: suffix)
+    try? FileManager.default.createDirectory(
+      atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    return final + ".partial-\(getpid())-\(UUID().uuidString.prefix(8))" + suffix
+  }
+
+  /// Makes the entry written at `scratch` the one of `key`.
+  public func commit(_ scratch: String, as key: String, suffix: String = ".jsonl") throws(WorkbenchError) {
+    do {
+      try AtomicFile.move(scratch, over: path(key, suffix: suffix))
+    } catch {
+      try? FileManager.default.removeItem(atPath: scratch)
+      throw WorkbenchError(.usage, "cannot keep a measurement: \(error)", at: SourceLocation(file: path(key)))
+    }
+  }
+
+  /// SHA-256 of the input's bytes; of every file's name and bytes, in
+  /// order, for a folder of frames.
+  private func digest(of path: String) throws(WorkbenchError) -> String {
+    var information = stat()
+    guard stat(path, &information) == 0 else {
+      throw WorkbenchError(.input, "cannot read the input", at: SourceLocation(file: path))
+    }
+    let identity =
+      "\(information.st_dev):\(information.st_ino):\(information.st_size):\(information.st_mtim.tv_sec).\(information.st_mtim.tv_nsec)"
+    if let known = digests[identity] { return known }
+    var hash = SHA256()
+    var isFolder: ObjCBool = false
+    FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+    let files =
+      isFolder.boolValue
+      ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 } : [path]
+    for file in files {
+      if isFolder.boolValue { hash.update(data: Data(((file as NSString).lastPathComponent + "\n").utf8)) }
+      guard let handle = FileHandle(forReadingAtPath: file) else {
+        throw WorkbenchError(.input, "cannot read the input", at: SourceLocation(file: file))
+      }
+      defer { try? handle.close() }
+      while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+    }
+    let text = hash.finalize().map { String(format: "%02x", $0) }.joined()
+    digests[identity] = text
+    return text
+  }
+}
