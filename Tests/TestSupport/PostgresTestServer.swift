@@ -72,30 +72,11 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
   }
 
-  /// Runs `program` and waits for it, its output in a file. posix_spawn
-  /// and waitpid, not Foundation's Process: the server that pg_ctl leaves
-  /// running keeps what Process watches from ever saying the child ended.
+  /// Runs `program` and waits for it (``Spawn``: pg_ctl leaves the server running).
   private static func run(_ program: String, _ arguments: [String]) throws {
-    let outputPath = NSTemporaryDirectory() + "workbench-postgres-output-" + UUID().uuidString
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
-    guard spawned == 0 else { throw ServerError("cannot start \(program): \(String(cString: strerror(spawned)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let exited = (status & 0x7F) == 0
-    let code = (status >> 8) & 0xFF
-    guard exited && code == 0 else {
-      let text = String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
-      throw ServerError("\(program) \(arguments.joined(separator: " ")) failed: \(text)")
+    let run = try Spawn.run(program, arguments)
+    guard run.status == 0 else {
+      throw ServerError("\(program) \(arguments.joined(separator: " ")) failed: \(run.stdout)\(run.stderr)")
     }
   }
 
