@@ -124,6 +124,9 @@ let package = Package(
     .target(name: "Reporting", dependencies: ["JSONCore", "Diagnostics", "Measurements", "FileSystem"]),
     // The session report: one self-contained HTML page of a run (docs/report.md).
     .target(name: "SessionReport", dependencies: ["JSONCore", "Diagnostics", "Reporting"]),
+    // The page of `workbench eval`: ISO/IEC 30107-3 measures of a flow over a labelled corpus, in the
+    // session report's look (its stylesheet and formatting).
+    .target(name: "EvaluationReport", dependencies: ["JSONCore", "Diagnostics", "SessionReport"]),
     // License files (Ed25519-signed) and license.conf / vllicense.plist: docs/licensing.md.
     .target(
       name: "Licensing",
@@ -234,7 +237,7 @@ let package = Package(
       name: "Evaluation",
       dependencies: [
         "RunComposition", "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore",
-        "Capture", "FileSystem", "Interrupts", "FaceScenes", "CardScenes", "PADMetrics",
+        "Capture", "FileSystem", "Interrupts", "FaceScenes", "CardScenes", "PADMetrics", "EvaluationReport",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -368,6 +371,8 @@ let package = Package(
     .testTarget(
       name: "SessionReportTests", dependencies: ["SessionReport", "JSONCore", "Diagnostics", "TestSupport"],
       exclude: ["Fixtures"]),
+    .testTarget(
+      name: "EvaluationReportTests", dependencies: ["EvaluationReport", "JSONCore", "TestSupport"]),
     .testTarget(name: "LicensingTests", dependencies: ["Licensing", "TestSupport"]),
     .testTarget(
       name: "HTTPServingTests",

@@ -1,4 +1,5 @@
 import Diagnostics
+import EvaluationReport
 import FileSystem
 import Flows
 import Foundation
@@ -185,8 +186,12 @@ public enum Evaluation {
     throws(WorkbenchError)
   {
     try writeFile(folder + "/" + summaryFile, summary.prettyText)
-    // REPORT-PENDING: the page comes with the EvaluationReport target.
-    _ = sessionLinks(summary: summary, records: records, folder: folder)
+    let page = EvaluationReport.html(
+      summary: summary.objectValue ?? JSONObject(), sessions: records.compactMap(\.jsonValue.objectValue),
+      options: EvaluationReport.Options(
+        title: "Evaluation of \(header.flow)",
+        sessionLinks: sessionLinks(summary: summary, records: records, folder: folder)))
+    try writeFile(folder + "/" + reportFile, page)
   }
 
   /// Session id → its report page (`--keep-events`), for the point the

@@ -147,7 +147,7 @@ enum EvaluationSummary {
     } else {
       object["acer"] = .null
     }
-    object["acer_note"] = .string("not an ISO/IEC 30107-3 measure: the mean of APCER (max) and BPCER")
+    object["acer_note"] = .string("not an ISO/IEC 30107-3 measure")
     object["time_to_decision"] = .object(
       JSONObject([("bona_fide", timeToDecision(bonaFide)), ("attack", timeToDecision(attacks))]))
     object["rejected_bona_fide"] = .array(attribution(bonaFide.filter { $0.decision == .rejected }))

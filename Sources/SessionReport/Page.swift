@@ -97,7 +97,7 @@ struct PageBuilder {
     var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     html += "<meta name=\"generator\" content=\"workbench session report\">\n"
-    html += "<title>\(Format.escape("\(flowName): \(verdict.text)")) · workbench session report</title>\n"
+    html += "<title>\(ReportFormat.escape("\(flowName): \(verdict.text)")) · workbench session report</title>\n"
     html += "<style>\n\(PageBuilder.stylesheet)</style>\n</head>\n<body>\n"
     html += header()
     html += timelineSection()
@@ -108,7 +108,9 @@ struct PageBuilder {
     html += resultSection()
     html += settingsSection()
     html += "<footer>workbench session report"
-    if let version = timeline.session?["workbench"]?.stringValue { html += " · workbench \(Format.escape(version))" }
+    if let version = timeline.session?["workbench"]?.stringValue {
+      html += " · workbench \(ReportFormat.escape(version))"
+    }
     html += "</footer>\n</body>\n</html>\n"
     return html
   }
@@ -117,62 +119,64 @@ struct PageBuilder {
 
   private func header() -> String {
     let result = timeline.result
-    var html = "<header class=\"top\">\n<div class=\"title\"><h1>\(Format.escape(flowName))</h1>"
-    if let flowFile { html += "<p class=\"file\">\(Format.escape(flowFile))</p>" }
+    var html = "<header class=\"top\">\n<div class=\"title\"><h1>\(ReportFormat.escape(flowName))</h1>"
+    if let flowFile { html += "<p class=\"file\">\(ReportFormat.escape(flowFile))</p>" }
     html +=
       "</div>\n<div class=\"badge \(verdict.rawValue)\" id=\"verdict\"><span class=\"verdict\">\(verdict.text)</span>"
     if let result {
-      let code = result["code"].map(Format.cell) ?? "–"
-      let reason = result["reason"].map(Format.cell) ?? "–"
-      html += "<span class=\"code\">code \(Format.escape(code)) · \(Format.escape(reason))</span>"
+      let code = result["code"].map(ReportFormat.cell) ?? "–"
+      let reason = result["reason"].map(ReportFormat.cell) ?? "–"
+      html += "<span class=\"code\">code \(ReportFormat.escape(code)) · \(ReportFormat.escape(reason))</span>"
     }
     html += "</div>\n</header>\n"
-    if let message = result?["message"].map(Format.cell) {
-      html += "<p class=\"message \(verdict.rawValue)\">\(Format.escape(message))</p>\n"
+    if let message = result?["message"].map(ReportFormat.cell) {
+      html += "<p class=\"message \(verdict.rawValue)\">\(ReportFormat.escape(message))</p>\n"
     }
-    if let error = result?["error"].map(Format.cell) {
-      html += "<p class=\"error-text\"><code>\(Format.escape(error))</code></p>\n"
+    if let error = result?["error"].map(ReportFormat.cell) {
+      html += "<p class=\"error-text\"><code>\(ReportFormat.escape(error))</code></p>\n"
     }
     var facts: [(String, String)] = []
     if let source = timeline.session?["input"]?.objectValue {
-      var text = source["name"].map(Format.cell) ?? ""
-      if let kind = source["kind"].map(Format.cell) { text += " (\(kind))" }
+      var text = source["name"].map(ReportFormat.cell) ?? ""
+      if let kind = source["kind"].map(ReportFormat.cell) { text += " (\(kind))" }
       if let width = source["width"], let height = source["height"] {
-        text += ", \(Format.cell(width))×\(Format.cell(height))"
+        text += ", \(ReportFormat.cell(width))×\(ReportFormat.cell(height))"
       }
-      if let fps = source["fps"] { text += ", \(Format.cell(fps)) fps" }
+      if let fps = source["fps"] { text += ", \(ReportFormat.cell(fps)) fps" }
       facts.append(("input", text))
     }
     if let duration = result?["duration"]?.doubleValue {
-      facts.append(("duration", Format.shortest(duration) + " s"))
+      facts.append(("duration", ReportFormat.shortest(duration) + " s"))
     } else {
-      facts.append(("duration", Format.shortest(time.end - time.start) + " s (from the frames)"))
+      facts.append(("duration", ReportFormat.shortest(time.end - time.start) + " s (from the frames)"))
     }
     if let frames = result?["frames"] {
-      facts.append(("frames", Format.cell(frames)))
+      facts.append(("frames", ReportFormat.cell(frames)))
     } else if !input.frames.isEmpty {
       facts.append(("frames", "\(input.frames.count)"))
     }
     if let passed = result?["steps_passed"], let steps = result?["steps"] {
-      facts.append(("steps passed", "\(Format.cell(passed)) of \(Format.cell(steps))"))
+      facts.append(("steps passed", "\(ReportFormat.cell(passed)) of \(ReportFormat.cell(steps))"))
     }
     for (key, label) in [("seed", "seed"), ("lang", "language"), ("time_limit", "time limit")] {
       guard let value = timeline.session?[key] else { continue }
       if key == "time_limit" {
-        facts.append((label, value.doubleValue == 0 ? "none" : Format.cell(value) + " s"))
+        facts.append((label, value.doubleValue == 0 ? "none" : ReportFormat.cell(value) + " s"))
       } else {
-        facts.append((label, Format.cell(value)))
+        facts.append((label, ReportFormat.cell(value)))
       }
     }
     if let order = timeline.session?["order"]?.arrayValue {
-      facts.append(("order", order.map(Format.cell).joined(separator: " → ")))
+      facts.append(("order", order.map(ReportFormat.cell).joined(separator: " → ")))
     }
     for key in ["frames_skipped", "frames_dropped"] {
-      if let value = result?[key] { facts.append((key.replacingOccurrences(of: "_", with: " "), Format.cell(value))) }
+      if let value = result?[key] {
+        facts.append((key.replacingOccurrences(of: "_", with: " "), ReportFormat.cell(value)))
+      }
     }
     html += "<dl class=\"facts\">\n"
     for (name, value) in facts {
-      html += "<div><dt>\(Format.escape(name))</dt><dd>\(Format.escape(value))</dd></div>\n"
+      html += "<div><dt>\(ReportFormat.escape(name))</dt><dd>\(ReportFormat.escape(value))</dd></div>\n"
     }
     html += "</dl>\n"
     return html
@@ -189,8 +193,8 @@ struct PageBuilder {
       "threshold (a step's test, or a setting) <span class=\"key status\"></span>status <span class=\"key hint\"></span>hint</p>\n"
     let hints = timeline.hints.map { hint in
       (
-        t: hint["t"]?.doubleValue ?? 0, key: hint["key"].map(Format.cell) ?? "",
-        text: hint["text"].map(Format.cell) ?? ""
+        t: hint["t"]?.doubleValue ?? 0, key: hint["key"].map(ReportFormat.cell) ?? "",
+        text: hint["text"].map(ReportFormat.cell) ?? ""
       )
     }
     let captures = timeline.captures.compactMap { capture in capture.t.map { (t: $0, name: capture.name) } }
@@ -201,10 +205,11 @@ struct PageBuilder {
     for series in plotted {
       let lines = thresholds.filter { $0.path == series.path }
       let present = series.present
-      html += "<figure class=\"plot-figure\" id=\"plot-\(Format.escape(series.path))\">"
-      html += "<figcaption><span class=\"series-name\">\(Format.escape(series.path))</span>"
+      html += "<figure class=\"plot-figure\" id=\"plot-\(ReportFormat.escape(series.path))\">"
+      html += "<figcaption><span class=\"series-name\">\(ReportFormat.escape(series.path))</span>"
       if let low = present.min(), let high = present.max() {
-        html += "<span class=\"range\">\(Format.escape(Format.shortest(low))) … \(Format.escape(Format.shortest(high)))"
+        let range = ReportFormat.shortest(low) + " … " + ReportFormat.shortest(high)
+        html += "<span class=\"range\">\(ReportFormat.escape(range))"
         html += ", \(present.count) of \(series.values.count) frames</span>"
       }
       html += "</figcaption>\n<div class=\"chart\">" + renderer.plot(series, thresholds: lines) + "</div></figure>\n"
@@ -216,12 +221,13 @@ struct PageBuilder {
   // MARK: Tables
 
   private func table(id: String, title: String, headers: [String], rows: [[String]], empty: String) -> String {
-    var html = "<section id=\"\(id)\">\n<h2>\(Format.escape(title))</h2>\n"
-    guard !rows.isEmpty else { return html + "<p class=\"empty\">\(Format.escape(empty))</p>\n</section>\n" }
+    var html = "<section id=\"\(id)\">\n<h2>\(ReportFormat.escape(title))</h2>\n"
+    guard !rows.isEmpty else { return html + "<p class=\"empty\">\(ReportFormat.escape(empty))</p>\n</section>\n" }
     html +=
-      "<table>\n<thead><tr>" + headers.map { "<th>\(Format.escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+      "<table>\n<thead><tr>" + headers.map { "<th>\(ReportFormat.escape($0))</th>" }.joined()
+      + "</tr></thead>\n<tbody>\n"
     for row in rows {
-      html += "<tr>" + row.map { "<td>\(Format.escape($0))</td>" }.joined() + "</tr>\n"
+      html += "<tr>" + row.map { "<td>\(ReportFormat.escape($0))</td>" }.joined() + "</tr>\n"
     }
     return html + "</tbody>\n</table>\n</section>\n"
   }
@@ -229,9 +235,9 @@ struct PageBuilder {
   private func hintsSection() -> String {
     let rows = timeline.hints.map { hint -> [String] in
       [
-        hint["t"]?.doubleValue.map(Format.seconds) ?? "", hint["key"].map(Format.cell) ?? "",
-        hint["text"].map(Format.cell) ?? "", hint["lang"].map(Format.cell) ?? "",
-        hint["params"].map(Format.cell) ?? "",
+        hint["t"]?.doubleValue.map(ReportFormat.seconds) ?? "", hint["key"].map(ReportFormat.cell) ?? "",
+        hint["text"].map(ReportFormat.cell) ?? "", hint["lang"].map(ReportFormat.cell) ?? "",
+        hint["params"].map(ReportFormat.cell) ?? "",
       ]
     }
     return table(
@@ -241,10 +247,10 @@ struct PageBuilder {
 
   private func notesSection() -> String {
     let rows = timeline.notes.map { note -> [String] in
-      let type = note["type"].map(Format.cell) ?? ""
-      let name = type == "status" ? note["status"].map(Format.cell) ?? "" : type
+      let type = note["type"].map(ReportFormat.cell) ?? ""
+      let name = type == "status" ? note["status"].map(ReportFormat.cell) ?? "" : type
       return [
-        note["t"]?.doubleValue.map(Format.seconds) ?? "", note["frame"].map(Format.cell) ?? "", name,
+        note["t"]?.doubleValue.map(ReportFormat.seconds) ?? "", note["frame"].map(ReportFormat.cell) ?? "", name,
         Timeline.fields(note),
       ]
     }
@@ -254,7 +260,7 @@ struct PageBuilder {
   }
 
   private func resultSection() -> String {
-    let rows = (timeline.result ?? JSONObject()).map { [$0.key, Format.cell($0.value)] }
+    let rows = (timeline.result ?? JSONObject()).map { [$0.key, ReportFormat.cell($0.value)] }
     return table(
       id: "result", title: "Result", headers: ["field", "value"], rows: rows,
       empty: "The events have no result: the run did not finish.")
@@ -265,7 +271,7 @@ struct PageBuilder {
       let drawn = thresholds.filter { $0.label == setting.key }.map(\.path)
       var unique: [String] = []
       for path in drawn where !unique.contains(path) { unique.append(path) }
-      return [setting.key, Format.cell(setting.value), setting.source, unique.joined(separator: ", ")]
+      return [setting.key, ReportFormat.cell(setting.value), setting.source, unique.joined(separator: ", ")]
     }
     return table(
       id: "settings", title: "Settings", headers: ["key", "value", "source", "drawn on"], rows: rows,
@@ -283,9 +289,10 @@ struct PageBuilder {
     let failed = verdict == .failed || verdict == .error
     for (index, capture) in timeline.captures.enumerated() {
       let last = failed && index == timeline.captures.count - 1
-      html += "<div class=\"capture\(last ? " at-failure" : "")\" data-capture=\"\(Format.escape(capture.name))\">"
-      html += "<h3>\(Format.escape(capture.name))"
-      if let t = capture.t { html += " <span class=\"when\">t \(Format.seconds(t)) s</span>" }
+      html +=
+        "<div class=\"capture\(last ? " at-failure" : "")\" data-capture=\"\(ReportFormat.escape(capture.name))\">"
+      html += "<h3>\(ReportFormat.escape(capture.name))"
+      if let t = capture.t { html += " <span class=\"when\">t \(ReportFormat.seconds(t)) s</span>" }
       if let frame = capture.frame { html += " <span class=\"when\">frame \(frame)</span>" }
       if last { html += " <span class=\"tag\">last capture before the failure</span>" }
       html += "</h3>\n"
@@ -297,11 +304,12 @@ struct PageBuilder {
         switch loadImage(image.path) {
         case .success(let (mime, bytes)):
           html += "<img src=\"data:\(mime);base64,\(Data(bytes).base64EncodedString())\""
-          html += " alt=\"\(Format.escape(capture.name + " " + image.kind))\">"
+          html += " alt=\"\(ReportFormat.escape(capture.name + " " + image.kind))\">"
         case .failure(let problem):
-          html += "<div class=\"missing\">\(Format.escape(problem.text))</div>"
+          html += "<div class=\"missing\">\(ReportFormat.escape(problem.text))</div>"
         }
-        html += "<figcaption>\(Format.escape(image.kind)) · <code>\(Format.escape(image.path))</code></figcaption>"
+        html += "<figcaption>\(ReportFormat.escape(image.kind)) · "
+        html += "<code>\(ReportFormat.escape(image.path))</code></figcaption>"
         html += "</figure>\n"
       }
       html += "</div>\n"
@@ -321,14 +329,15 @@ struct PageBuilder {
       let distance =
         comparison["distance"]?.doubleValue ?? comparison["candidates"]?.arrayValue?.first?["distance"]?.doubleValue
       let threshold = comparison["threshold"]?.doubleValue
-      html += "<div class=\"comparison\(matched ? "" : " at-failure")\" data-operation=\"\(Format.escape(operation))\">"
-      html += "<h3>\(Format.escape(operation))"
-      if let user = comparison["user"]?.stringValue { html += " · \(Format.escape(user))" }
-      if let t = comparison["t"]?.doubleValue { html += " <span class=\"when\">t \(Format.seconds(t)) s</span>" }
+      html +=
+        "<div class=\"comparison\(matched ? "" : " at-failure")\" data-operation=\"\(ReportFormat.escape(operation))\">"
+      html += "<h3>\(ReportFormat.escape(operation))"
+      if let user = comparison["user"]?.stringValue { html += " · \(ReportFormat.escape(user))" }
+      if let t = comparison["t"]?.doubleValue { html += " <span class=\"when\">t \(ReportFormat.seconds(t)) s</span>" }
       html += " <span class=\"tag\">\(matched ? "match" : "no match")</span></h3>\n"
       html += "<p class=\"distance\">distance <strong>\(distance.map { String(format: "%.4f", $0) } ?? "?")</strong>"
       if let threshold { html += " · threshold \(String(format: "%.2f", threshold))" }
-      if let error = comparison["error"]?.stringValue { html += " · \(Format.escape(error))" }
+      if let error = comparison["error"]?.stringValue { html += " · \(ReportFormat.escape(error))" }
       html += "</p>\n"
       let images = comparison["images"]?.objectValue ?? JSONObject()
       if images.isEmpty {
@@ -339,12 +348,12 @@ struct PageBuilder {
         html += "<figure class=\"shot face\">"
         switch loadImage(path) {
         case .success(let (mime, bytes)):
-          html +=
-            "<img src=\"data:\(mime);base64,\(Data(bytes).base64EncodedString())\" alt=\"\(Format.escape(role))\">"
+          html += "<img src=\"data:\(mime);base64,\(Data(bytes).base64EncodedString())\""
+          html += " alt=\"\(ReportFormat.escape(role))\">"
         case .failure(let problem):
-          html += "<div class=\"missing\">\(Format.escape(problem.text))</div>"
+          html += "<div class=\"missing\">\(ReportFormat.escape(problem.text))</div>"
         }
-        html += "<figcaption>\(Format.escape(role))</figcaption></figure>\n"
+        html += "<figcaption>\(ReportFormat.escape(role))</figcaption></figure>\n"
       }
       html += "</div>\n"
     }

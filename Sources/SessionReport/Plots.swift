@@ -39,7 +39,7 @@ struct ChartRenderer {
   static let plotTop = 8.0
   static let plotBottom = 158.0
 
-  private func c(_ value: Double) -> String { Format.coordinate(value) }
+  private func c(_ value: Double) -> String { ReportFormat.coordinate(value) }
 
   private func stepEnd(_ span: Timeline.StepSpan) -> Double { span.end ?? time.end }
 
@@ -57,7 +57,7 @@ struct ChartRenderer {
 
   /// `text` cut to fit in `width` px at `fontSize`, or nil when not even one letter fits.
   static func fitted(_ text: String, width: Double, fontSize: Double) -> String? {
-    if Format.estimatedWidth(text, fontSize: fontSize) <= width { return text }
+    if ReportFormat.estimatedWidth(text, fontSize: fontSize) <= width { return text }
     let letters = Int(width / (fontSize * 0.6)) - 1
     guard letters >= 1 else { return nil }
     return String(text.prefix(letters)) + "…"
@@ -69,7 +69,7 @@ struct ChartRenderer {
       let x = time.x(tick)
       svg += "<line class=\"tick\" x1=\"\(c(x))\" y1=\"\(c(y))\" x2=\"\(c(x))\" y2=\"\(c(y + 4))\"/>"
       svg += "<text class=\"tick-label\" x=\"\(c(x))\" y=\"\(c(y + 15))\" text-anchor=\"middle\">"
-      svg += Format.fixed(tick, time.decimals) + "</text>"
+      svg += ReportFormat.fixed(tick, time.decimals) + "</text>"
     }
     svg += "<text class=\"axis-unit\" x=\"\(c(time.left - 16))\" y=\"\(c(y + 15))\" text-anchor=\"end\">t (s)</text>"
   }
@@ -89,20 +89,20 @@ struct ChartRenderer {
       let x1 = time.x(span.start)
       let x2 = max(time.x(stepEnd(span)), x1 + 2)
       svg += "<rect class=\"step-bar \(span.state.rawValue)\" x=\"\(c(x1))\" y=\"6\" width=\"\(c(x2 - x1))\""
-      svg += " height=\"22\" rx=\"3\" data-step=\"\(Format.escape(span.name))\">"
-      svg += "<title>\(Format.escape(stepTitle(span)))</title></rect>"
+      svg += " height=\"22\" rx=\"3\" data-step=\"\(ReportFormat.escape(span.name))\">"
+      svg += "<title>\(ReportFormat.escape(stepTitle(span)))</title></rect>"
       if let label = ChartRenderer.fitted(span.name, width: x2 - x1 - 6, fontSize: 11) {
-        svg += "<text class=\"step-bar-label\" x=\"\(c(x1 + 4))\" y=\"21\">\(Format.escape(label))</text>"
+        svg += "<text class=\"step-bar-label\" x=\"\(c(x1 + 4))\" y=\"21\">\(ReportFormat.escape(label))</text>"
       }
     }
     // Statuses: a tick on the row and the name beside it, in up to three rows.
     let statusRows = ChartRenderer.labelRows(
-      statuses.map { (time.x($0.t), Format.estimatedWidth($0.label, fontSize: 10) + 6) }, rows: 3)
+      statuses.map { (time.x($0.t), ReportFormat.estimatedWidth($0.label, fontSize: 10) + 6) }, rows: 3)
     for (mark, row) in zip(statuses, statusRows) {
       let x = time.x(mark.t)
       let y = 36 + Double(row ?? 0) * 13
-      svg += "<g class=\"status-mark\" data-status=\"\(Format.escape(mark.label))\">"
-      svg += "<title>\(Format.escape(markTitle(mark)))</title>"
+      svg += "<g class=\"status-mark\" data-status=\"\(ReportFormat.escape(mark.label))\">"
+      svg += "<title>\(ReportFormat.escape(markTitle(mark)))</title>"
       svg += "<line x1=\"\(c(x))\" y1=\"34\" x2=\"\(c(x))\" y2=\"\(c(y + 4))\"/>"
       if row != nil { svg += labelText(mark.label, x: x, y: y + 8, gap: 3, fontSize: 10) }
       svg += "</g>"
@@ -110,7 +110,8 @@ struct ChartRenderer {
     for hint in hints {
       let x = time.x(hint.t)
       svg += "<circle class=\"hint-mark\" cx=\"\(c(x))\" cy=\"88\" r=\"4\">"
-      svg += "<title>\(Format.escape(Format.seconds(hint.t) + " s  " + hint.key + ": " + hint.text))</title></circle>"
+      let title = ReportFormat.seconds(hint.t) + " s  " + hint.key + ": " + hint.text
+      svg += "<title>\(ReportFormat.escape(title))</title></circle>"
     }
     for capture in captures {
       let x = time.x(capture.t)
@@ -124,21 +125,21 @@ struct ChartRenderer {
 
   /// A label right of `x`, or left of it when it would run past the plot's right edge.
   private func labelText(_ label: String, x: Double, y: Double, gap: Double, fontSize: Double) -> String {
-    if x + gap + Format.estimatedWidth(label, fontSize: fontSize) > time.right {
-      return "<text x=\"\(c(x - gap))\" y=\"\(c(y))\" text-anchor=\"end\">\(Format.escape(label))</text>"
+    if x + gap + ReportFormat.estimatedWidth(label, fontSize: fontSize) > time.right {
+      return "<text x=\"\(c(x - gap))\" y=\"\(c(y))\" text-anchor=\"end\">\(ReportFormat.escape(label))</text>"
     }
-    return "<text x=\"\(c(x + gap))\" y=\"\(c(y))\">\(Format.escape(label))</text>"
+    return "<text x=\"\(c(x + gap))\" y=\"\(c(y))\">\(ReportFormat.escape(label))</text>"
   }
 
   private func stepTitle(_ span: Timeline.StepSpan) -> String {
-    var title = "\(span.name): \(span.state.rawValue) \(Format.seconds(span.start))–"
-    title += span.end.map(Format.seconds) ?? "end"
+    var title = "\(span.name): \(span.state.rawValue) \(ReportFormat.seconds(span.start))–"
+    title += span.end.map(ReportFormat.seconds) ?? "end"
     if let reason = span.reason { title += " (\(reason))" }
     return title
   }
 
   private func markTitle(_ mark: Timeline.Mark) -> String {
-    Format.seconds(mark.t) + " s  " + mark.label + (mark.detail.isEmpty ? "" : "  " + mark.detail)
+    ReportFormat.seconds(mark.t) + " s  " + mark.label + (mark.detail.isEmpty ? "" : "  " + mark.detail)
   }
 
   /// One measurement over time: step bands, grid, threshold lines, status
@@ -162,8 +163,9 @@ struct ChartRenderer {
     var svg =
       "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(TimeScale.width)) \(c(height))\""
     svg += " width=\"\(c(TimeScale.width))\" height=\"\(c(height))\" role=\"img\""
-    svg += " aria-label=\"\(Format.escape(series.path)) over time\" data-series=\"\(Format.escape(series.path))\""
-    svg += " data-y-min=\"\(Format.shortest(scale.lower))\" data-y-max=\"\(Format.shortest(scale.upper))\""
+    svg += " aria-label=\"\(ReportFormat.escape(series.path)) over time\""
+    svg += " data-series=\"\(ReportFormat.escape(series.path))\""
+    svg += " data-y-min=\"\(ReportFormat.shortest(scale.lower))\" data-y-max=\"\(ReportFormat.shortest(scale.upper))\""
     svg += " data-plot-top=\"\(c(top))\" data-plot-bottom=\"\(c(bottom))\">"
     svg += "<rect class=\"area\" x=\"\(c(time.left))\" y=\"\(c(top))\" width=\"\(c(time.right - time.left))\""
     svg += " height=\"\(c(bottom - top))\"/>"
@@ -174,10 +176,11 @@ struct ChartRenderer {
       let x2 = max(time.x(stepEnd(span)), x1 + 1)
       svg += "<rect class=\"band \(span.state.rawValue)\(index % 2 == 1 ? " alternate" : "")\" x=\"\(c(x1))\""
       svg += " y=\"\(c(top))\" width=\"\(c(x2 - x1))\" height=\"\(c(bottom - top))\""
-      svg += " data-step=\"\(Format.escape(span.name))\"><title>\(Format.escape(stepTitle(span)))</title></rect>"
+      svg +=
+        " data-step=\"\(ReportFormat.escape(span.name))\"><title>\(ReportFormat.escape(stepTitle(span)))</title></rect>"
       if let label = ChartRenderer.fitted(span.name, width: x2 - x1 - 6, fontSize: 10) {
         stepLabels += "<text class=\"band-label \(span.state.rawValue)\" x=\"\(c(x1 + 3))\" y=\"\(c(bottom - 5))\">"
-        stepLabels += Format.escape(label) + "</text>"
+        stepLabels += ReportFormat.escape(label) + "</text>"
       }
     }
     // The value axis with its grid.
@@ -185,7 +188,7 @@ struct ChartRenderer {
       let ty = y(tick)
       svg += "<line class=\"grid\" x1=\"\(c(time.left))\" y1=\"\(c(ty))\" x2=\"\(c(time.right))\" y2=\"\(c(ty))\"/>"
       svg += "<text class=\"tick-label\" x=\"\(c(time.left - 6))\" y=\"\(c(ty + 3.5))\" text-anchor=\"end\">"
-      svg += Format.fixed(tick, scale.decimals) + "</text>"
+      svg += ReportFormat.fixed(tick, scale.decimals) + "</text>"
     }
     svg += "<line class=\"axis\" x1=\"\(c(time.left))\" y1=\"\(c(top))\" x2=\"\(c(time.left))\" y2=\"\(c(bottom))\"/>"
     timeAxis(bottom, into: &svg)
@@ -194,20 +197,20 @@ struct ChartRenderer {
     var labelAtLeft = false
     for threshold in thresholds.sorted(by: { $0.value > $1.value }) {
       let ty = y(threshold.value)
-      svg += "<g class=\"threshold\" data-setting=\"\(Format.escape(threshold.label))\""
-      svg += " data-value=\"\(Format.shortest(threshold.value))\">"
+      svg += "<g class=\"threshold\" data-setting=\"\(ReportFormat.escape(threshold.label))\""
+      svg += " data-value=\"\(ReportFormat.shortest(threshold.value))\">"
       svg += "<line x1=\"\(c(time.left))\" y1=\"\(c(ty))\" x2=\"\(c(time.right))\" y2=\"\(c(ty))\"/>"
       if let previousLabelY, abs(previousLabelY - ty) < 11 { labelAtLeft.toggle() } else { labelAtLeft = false }
       previousLabelY = ty
       // "turn left: above 20" for a step's test, "hkid.flip_angle = 25" for a setting.
       let joiner = threshold.label.contains(": ") ? " " : " = "
-      let text = threshold.label + joiner + Format.shortest(threshold.value)
+      let text = threshold.label + joiner + ReportFormat.shortest(threshold.value)
       let labelY = ty - 3 < top + 9 ? ty + 10 : ty - 3
       if labelAtLeft {
-        svg += "<text x=\"\(c(time.left + 4))\" y=\"\(c(labelY))\">\(Format.escape(text))</text></g>"
+        svg += "<text x=\"\(c(time.left + 4))\" y=\"\(c(labelY))\">\(ReportFormat.escape(text))</text></g>"
       } else {
-        svg +=
-          "<text x=\"\(c(time.right - 4))\" y=\"\(c(labelY))\" text-anchor=\"end\">\(Format.escape(text))</text></g>"
+        svg += "<text x=\"\(c(time.right - 4))\" y=\"\(c(labelY))\" text-anchor=\"end\">"
+        svg += ReportFormat.escape(text) + "</text></g>"
       }
     }
     // The values: one path, a new subpath after every gap; lone points as dots.
@@ -225,11 +228,11 @@ struct ChartRenderer {
     svg += "<path class=\"series\" d=\"\(path.joined(separator: " "))\"/>" + dots
     // Statuses: a short tick at the top and the name, in two rows.
     let rows = ChartRenderer.labelRows(
-      statuses.map { (time.x($0.t), Format.estimatedWidth($0.label, fontSize: 9) + 5) }, rows: 2)
+      statuses.map { (time.x($0.t), ReportFormat.estimatedWidth($0.label, fontSize: 9) + 5) }, rows: 2)
     for (mark, row) in zip(statuses, rows) {
       let x = time.x(mark.t)
-      svg += "<g class=\"status-mark\" data-status=\"\(Format.escape(mark.label))\">"
-      svg += "<title>\(Format.escape(markTitle(mark)))</title>"
+      svg += "<g class=\"status-mark\" data-status=\"\(ReportFormat.escape(mark.label))\">"
+      svg += "<title>\(ReportFormat.escape(markTitle(mark)))</title>"
       svg += "<line x1=\"\(c(x))\" y1=\"\(c(top))\" x2=\"\(c(x))\" y2=\"\(c(top + 7 + Double(row ?? 0) * 10))\"/>"
       if let row { svg += labelText(mark.label, x: x, y: top + 8 + Double(row) * 10, gap: 2, fontSize: 9) }
       svg += "</g>"

@@ -1,6 +1,8 @@
-extension PageBuilder {
-  /// The page's only style: system fonts, no external resources.
-  static let stylesheet = """
+/// The look every HTML page of workbench shares: system fonts, no external
+/// resources; the colours, headings, fact lists, legends, chart axes and
+/// tables. Public for the other pages that look like this one (EvaluationReport).
+public enum ReportStyle {
+  public static let common = """
     :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --paper: #ffffff; --soft: #f6f8fa;
       --pass: #1a7f37; --fail: #cf222e; --error: #9a6700; --series: #0969da; --threshold: #bc4c00;
       --status: #8250df; --hint: #1b7c83; }
@@ -14,6 +16,37 @@ extension PageBuilder {
     header.top { display: flex; justify-content: space-between; align-items: flex-start; gap: 24px; }
     .file { margin: 2px 0 0; color: var(--muted); font-family: ui-monospace, "DejaVu Sans Mono", monospace;
       font-size: 12px; }
+    .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 8px 16px;
+      margin: 16px 0 0; padding: 12px 16px; background: var(--soft); border-radius: 8px; }
+    .facts div { min-width: 0; } .facts dt { color: var(--muted); font-size: 12px; }
+    .facts dd { margin: 0; overflow-wrap: anywhere; }
+    .legend { color: var(--muted); font-size: 12px; margin: 0 0 8px; }
+    .legend .key { display: inline-block; width: 14px; height: 10px; margin: 0 4px 0 12px; vertical-align: middle;
+      border-radius: 2px; }
+    .legend .key:first-child { margin-left: 0; }
+    .chart svg { display: block; width: 100%; max-width: 960px; height: auto; }
+    figure { margin: 0; }
+    svg text { font-family: system-ui, "DejaVu Sans", sans-serif; }
+    .area { fill: #fff; stroke: none; }
+    .grid { stroke: #eaeef2; stroke-width: 1; }
+    .axis, .tick { stroke: #8c959f; stroke-width: 1; }
+    .tick-label, .axis-unit { font-size: 10px; fill: var(--muted); }
+    .row-label { font-size: 11px; fill: var(--muted); }
+    table { width: 100%; border-collapse: collapse; font-size: 13px; }
+    th { text-align: left; font-weight: 600; color: var(--muted); background: var(--soft); }
+    th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+    tbody tr:nth-child(even) td { background: #fbfcfd; }
+    .empty { color: var(--muted); font-style: italic; }
+    footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+
+    """
+}
+
+extension PageBuilder {
+  /// The page's only style: the common one and the session report's own.
+  static let stylesheet = ReportStyle.common + sessionStylesheet
+
+  private static let sessionStylesheet = """
     .badge { display: flex; flex-direction: column; align-items: flex-end; padding: 8px 16px; border-radius: 8px;
       color: #fff; min-width: 150px; }
     .badge .verdict { font-size: 20px; font-weight: 700; letter-spacing: .04em; }
@@ -24,31 +57,15 @@ extension PageBuilder {
     .message.passed { color: var(--pass); } .message.failed { color: var(--fail); }
     .message.error { color: var(--error); }
     .error-text { margin: 4px 0; color: var(--fail); }
-    .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 8px 16px;
-      margin: 16px 0 0; padding: 12px 16px; background: var(--soft); border-radius: 8px; }
-    .facts div { min-width: 0; } .facts dt { color: var(--muted); font-size: 12px; }
-    .facts dd { margin: 0; overflow-wrap: anywhere; }
-    .legend { color: var(--muted); font-size: 12px; margin: 0 0 8px; }
-    .legend .key { display: inline-block; width: 14px; height: 10px; margin: 0 4px 0 12px; vertical-align: middle;
-      border-radius: 2px; }
-    .legend .key:first-child { margin-left: 0; }
     .key.passed { background: rgba(26,127,55,.25); } .key.failed { background: rgba(207,34,46,.3); }
     .key.open { background: rgba(89,99,110,.25); }
     .key.threshold { height: 0; border-top: 2px dashed var(--threshold); border-radius: 0; }
     .key.status { width: 2px; background: var(--status); } .key.hint { width: 8px; height: 8px; border-radius: 50%;
       background: var(--hint); }
-    .chart svg { display: block; width: 100%; max-width: 960px; height: auto; }
-    figure { margin: 0; }
     .plot-figure { margin: 14px 0 0; }
     .plot-figure figcaption { display: flex; gap: 12px; align-items: baseline; padding-left: 64px; }
     .series-name { font-weight: 600; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
     .range { color: var(--muted); font-size: 12px; }
-    svg text { font-family: system-ui, "DejaVu Sans", sans-serif; }
-    .area { fill: #fff; stroke: none; }
-    .grid { stroke: #eaeef2; stroke-width: 1; }
-    .axis, .tick { stroke: #8c959f; stroke-width: 1; }
-    .tick-label, .axis-unit { font-size: 10px; fill: var(--muted); }
-    .row-label { font-size: 11px; fill: var(--muted); }
     .band.passed { fill: rgba(26,127,55,.07); } .band.passed.alternate { fill: rgba(26,127,55,.13); }
     .band.failed { fill: rgba(207,34,46,.14); } .band.open { fill: rgba(89,99,110,.10); }
     .band.open.alternate { fill: rgba(89,99,110,.16); } .band.failed.alternate { fill: rgba(207,34,46,.2); }
@@ -66,11 +83,6 @@ extension PageBuilder {
     .lane .status-mark text { font-size: 10px; }
     .hint-mark { fill: var(--hint); }
     .capture-mark path { fill: var(--ink); } .capture-mark text { font-size: 10px; fill: var(--ink); }
-    table { width: 100%; border-collapse: collapse; font-size: 13px; }
-    th { text-align: left; font-weight: 600; color: var(--muted); background: var(--soft); }
-    th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
-    tbody tr:nth-child(even) td { background: #fbfcfd; }
-    .empty, .no-image { color: var(--muted); font-style: italic; }
     .shots { display: flex; flex-direction: column; gap: 16px; }
     .capture { padding: 10px 12px; border: 1px solid var(--line); border-radius: 8px; }
     .capture.at-failure { border-color: var(--fail); }
@@ -82,7 +94,7 @@ extension PageBuilder {
     .shot figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
     .missing { width: 200px; height: 120px; display: flex; align-items: center; justify-content: center;
       background: var(--soft); color: var(--muted); border-radius: 4px; font-size: 12px; text-align: center; }
-    footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+    .no-image { color: var(--muted); font-style: italic; }
 
     """
 }

@@ -112,7 +112,8 @@ struct Timeline {
 
   /// The fields of an event after `type`, `t` and `frame`, as `key=value`.
   static func fields(_ object: JSONObject, skipping: Set<String> = ["type", "t", "frame", "status"]) -> String {
-    object.filter { !skipping.contains($0.key) }.map { "\($0.key)=\(Format.cell($0.value))" }.joined(separator: " ")
+    let shown = object.filter { !skipping.contains($0.key) }
+    return shown.map { "\($0.key)=\(ReportFormat.cell($0.value))" }.joined(separator: " ")
   }
 
   /// The earliest and latest time of the events.

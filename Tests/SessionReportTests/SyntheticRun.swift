@@ -160,27 +160,13 @@ enum Page {
   }
 
   static func elements(_ html: String, start: String, end: String) -> [Substring] {
-    var found: [Substring] = []
-    var rest = html[...]
-    while let open = rest.range(of: start), let close = rest[open.upperBound...].range(of: end) {
-      found.append(rest[open.lowerBound..<close.upperBound])
-      rest = rest[close.upperBound...]
-    }
-    return found
+    HTMLText.elements(html, start: start, end: end)
   }
 
   /// The value of `name="..."` in the first tag of `text`.
-  static func attribute(_ name: String, in text: Substring) -> String? {
-    guard let tagEnd = text.firstIndex(of: ">") else { return nil }
-    let tag = text[..<tagEnd]
-    guard let start = tag.range(of: " \(name)=\"") else { return nil }
-    let value = tag[start.upperBound...]
-    return value.firstIndex(of: "\"").map { String(value[..<$0]) }
-  }
+  static func attribute(_ name: String, in text: Substring) -> String? { HTMLText.attribute(name, in: text) }
 
-  static func count(_ needle: String, in text: some StringProtocol) -> Int {
-    text.components(separatedBy: needle).count - 1
-  }
+  static func count(_ needle: String, in text: some StringProtocol) -> Int { HTMLText.count(needle, in: text) }
 
   /// The rows of the table in the section `id`, as cell texts.
   static func rows(_ html: String, section id: String) -> [[String]] {

@@ -1,10 +1,11 @@
 import JSONCore
 
 /// Text and number formatting that gives the same bytes on every machine:
-/// no locale, no platform formatter.
-enum Format {
+/// no locale, no platform formatter. Public for the other pages that look
+/// like this one (EvaluationReport).
+public enum ReportFormat {
   /// `value` with exactly `decimals` digits after the point ("-0" is "0").
-  static func fixed(_ value: Double, _ decimals: Int) -> String {
+  public static func fixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return "–" }
     let decimals = max(0, min(decimals, 9))
     var scale = 1.0
@@ -21,22 +22,22 @@ enum Format {
   }
 
   /// An SVG coordinate: one decimal.
-  static func coordinate(_ value: Double) -> String { fixed(value, 1) }
+  public static func coordinate(_ value: Double) -> String { fixed(value, 1) }
 
   /// A number as JSON writes it: the shortest form that reads back the same.
-  static func shortest(_ value: Double) -> String { JSONValue.number(value).jsonText }
+  public static func shortest(_ value: Double) -> String { JSONValue.number(value).jsonText }
 
   /// Seconds with three decimals, as the tables show times.
   static func seconds(_ t: Double) -> String { fixed(t, 3) }
 
   /// A JSON value as a cell shows it: strings bare, the rest as compact JSON.
-  static func cell(_ value: JSONValue) -> String {
+  public static func cell(_ value: JSONValue) -> String {
     if case .string(let string) = value { return string }
     return value.jsonText
   }
 
   /// Escapes text for HTML content and attribute values.
-  static func escape(_ text: String) -> String {
+  public static func escape(_ text: String) -> String {
     var escaped = ""
     escaped.reserveCapacity(text.utf8.count)
     for character in text {
@@ -59,15 +60,16 @@ enum Format {
 }
 
 /// Ticks at round numbers (1, 2 or 5 times a power of ten) over a range.
-struct NiceScale: Equatable {
-  var lower: Double
-  var upper: Double
-  var step: Double
-  var decimals: Int
+public struct NiceScale: Equatable, Sendable {
+  public var lower: Double
+  public var upper: Double
+  public var step: Double
+  /// How many decimals its ticks need.
+  public var decimals: Int
 
   /// A range that holds `low...high`, widened to whole steps; `count` is
   /// about how many steps it has.
-  init(low: Double, high: Double, count: Int = 5) {
+  public init(low: Double, high: Double, count: Int = 5) {
     var low = low
     var high = high
     if !(high - low > 1e-12) {
@@ -102,7 +104,7 @@ struct NiceScale: Equatable {
   }
 
   /// The tick values from `lower` to `upper`.
-  var ticks: [Double] {
+  public var ticks: [Double] {
     let count = Int(((upper - lower) / step).rounded())
     return (0...max(0, count)).map { lower + Double($0) * step }
   }
