@@ -54,9 +54,16 @@ static void keep_last_error(void *context, int level, const char *format, va_lis
   if (length > 0) memcpy(last_log, line, length + 1);
 }
 
-static pthread_once_t logging_once = PTHREAD_ONCE_INIT;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
-static void route_logging(void) {
+/* A damaged header can make a demuxer ask for gigabytes in one allocation
+ * (an index or a probe buffer sized from the file). No frame or index of a
+ * recording needs more than this, so FFmpeg fails with ENOMEM and the file is
+ * reported as unreadable instead of exhausting the machine. */
+#define WB_VIDEO_MAX_ALLOCATION ((size_t)256 << 20)
+
+static void set_up_ffmpeg(void) {
+  av_max_alloc(WB_VIDEO_MAX_ALLOCATION);
   if (getenv("WORKBENCH_FFMPEG_LOG") == NULL) av_log_set_callback(keep_last_error);
 }
 
@@ -128,7 +135,7 @@ static void fill_range_tables(wb_video *video) {
 
 int wb_video_open(const char *path, int decode, int threads, wb_video **reader, wb_video_info *info, char *message,
                   size_t message_size) {
-  pthread_once(&logging_once, route_logging);
+  pthread_once(&setup_once, set_up_ffmpeg);
   last_log[0] = 0;
   *reader = NULL;
   wb_video *video = calloc(1, sizeof *video);
@@ -567,7 +574,7 @@ void wb_video_writer_free(wb_video_writer *writer) {
 
 int wb_video_writer_open(const char *path, const char *container_path, int width, int height, double fps, int crf,
                          const char *preset, wb_video_writer **out, char *message, size_t message_size) {
-  pthread_once(&logging_once, route_logging);
+  pthread_once(&setup_once, set_up_ffmpeg);
   last_log[0] = 0;
   *out = NULL;
   const AVOutputFormat *container = av_guess_format(NULL, container_path, NULL);
