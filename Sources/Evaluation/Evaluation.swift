@@ -85,11 +85,14 @@ public enum Evaluation {
     let corpus = try Corpus.load(options.corpusPath)
     let points = try settingsPoints(options, logger: logger)
     let flowName = points.flowName
+    // The command line's score wins over the one the flow declares.
+    let scoreName = options.score?.description ?? (points.declaresScore ? SummaryHeader.flowScore : nil)
     let sessions = options.shard.map { corpus.shard($0.index, of: $0.count) } ?? corpus.sessions
     try makeFolder(options.outFolder)
     let cache = try MeasurementCache(folder: options.cacheFolder ?? defaultCache(for: options.corpusPath))
     let evaluator = SessionEvaluator(
-      flow: options.flow, cache: cache, score: options.score,
+      flow: options.flow, cache: cache,
+      score: options.score.map { .measurement($0) } ?? (points.declaresScore ? .flow : nil),
       noResponseReasons: Set(options.noResponseReasons), licenseCheck: options.licenseCheck, estimators: estimators,
       logger: logger)
     evaluator.sharesReading = points.all.count > 1
@@ -118,7 +121,7 @@ public enum Evaluation {
     }
     progress.finish()
     let header = SummaryHeader(
-      flow: flowName, score: options.score?.description, noResponseReasons: options.noResponseReasons.sorted(),
+      flow: flowName, score: scoreName, noResponseReasons: options.noResponseReasons.sorted(),
       sweepKeys: options.grid.axes.map(\.key), targetAPCER: options.targetAPCER,
       pointSettings: points.all.map(\.settings))
     var run = RunFacts(
@@ -236,15 +239,17 @@ public enum Evaluation {
   /// Every settings point, each checked by loading the flow with it: a
   /// bad value stops the evaluation before anything runs.
   static func settingsPoints(_ options: EvaluationOptions, logger: Logger) throws(WorkbenchError) -> (
-    all: [SettingsPoint], flowName: String
+    all: [SettingsPoint], flowName: String, declaresScore: Bool
   ) {
     var points: [SettingsPoint] = []
     var flowName = ""
+    var declaresScore = false
     for values in options.grid.points {
       var flowOptions = options.flow
       flowOptions.assignments += values.map { SettingText.assignment($0.key, $0.value) }
       let flow = try FlowLoader.load(flowOptions, logger: logger)
       flowName = flow.description.name
+      declaresScore = flow.description.hasScore
       let estimatorSettings = RunSettings.estimatorDeclarations.map(\.key).sorted().map {
         "\($0)=\(flow.settings[$0]?.description ?? "")"
       }
@@ -259,7 +264,7 @@ public enum Evaluation {
       point.index = points.count
       points.append(point)
     }
-    return (points, flowName)
+    return (points, flowName, declaresScore)
   }
 }
 

@@ -3,7 +3,11 @@ import PADMetrics
 
 /// What the summary says besides the rates: the same for every shard of a run.
 struct SummaryHeader: Sendable {
+  /// `score` when the sessions' scores are the flow's own (wb.flow's `score`).
+  static let flowScore = "flow"
+
   var flow: String
+  /// `FIELD:aggregate` of --score, `flow`, or nil without scores.
   var score: String?
   var noResponseReasons: [String]
   var sweepKeys: [String]

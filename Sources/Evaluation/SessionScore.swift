@@ -3,6 +3,14 @@ import Diagnostics
 import Measurements
 import Session
 
+/// Where a session's score comes from.
+enum SessionScore: Equatable {
+  /// A measurement aggregated over the frames the flow processed (--score).
+  case measurement(ScoreSpec)
+  /// The flow's own `score` function (wb.flow), in the result event.
+  case flow
+}
+
 /// How a session's score is made from a measurement: `FIELD[:min|max|mean|last]`,
 /// higher meaning more likely bona fide; `-FIELD` turns a field where
 /// higher means an attack around.

@@ -35,11 +35,16 @@ struct EvaluationPage {
 
   // MARK: Header
 
+  /// "score face.liveness:min", or the flow's own score (`flow` in the summary).
+  private var scoreName: String? {
+    evaluation.score.map { $0 == "flow" ? "score of the flow (wb.flow's score)" : "score " + $0 }
+  }
+
   private func header() -> String {
     var html = "<header class=\"top\">\n<div class=\"title\"><h1>\(e(options.title))</h1>"
     var subtitle: [String] = []
     if let flow = evaluation.flow { subtitle.append("flow " + flow) }
-    subtitle.append("score " + (evaluation.score ?? "none"))
+    subtitle.append(scoreName ?? "score none")
     html += "<p class=\"file\">\(e(subtitle.joined(separator: " · ")))</p></div>\n</header>\n"
     var facts: [(String, String)] = []
     if let point = evaluation.points.first {
@@ -211,7 +216,7 @@ struct EvaluationPage {
   private func detSection(_ point: EvaluationPoint, scores: JSONObject) -> String {
     let plot = DETPlot(scores: scores)
     var html = "<section class=\"det-section\">\n" + heading("DET curve", point)
-    html += "<p class=\"legend\">\(e(evaluation.score.map { "score " + $0 } ?? "score"))"
+    html += "<p class=\"legend\">\(e(scoreName ?? "score"))"
     html += " · both axes on the normal-deviate scale; rates of 0 and 1 drawn at the axes' ends</p>\n"
     html += "<div class=\"det-figure\"><div class=\"chart\">" + plot.svg() + "</div>\n<dl class=\"facts\">\n"
     func fact(_ name: String, _ value: String) { html += "<div><dt>\(e(name))</dt><dd>\(e(value))</dd></div>\n" }

@@ -44,6 +44,9 @@ final class FlowHost: ScriptHost {
   /// Commands whoever drives the run sent (`best_shot`), not yet taken by
   /// the flow; a few at most, since each name is kept once.
   var pendingCommands: [String] = []
+  /// The session's score, as the flow's `score` function gave it when the
+  /// flow finished; nil when it declares none or gave nil.
+  var score: Double?
   /// Keys asked for that no catalog has; each is logged once.
   private var warnedKeys: Set<String> = []
   private var language: String

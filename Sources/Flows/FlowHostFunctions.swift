@@ -25,11 +25,12 @@ public enum FlowHostFunctions {
     ("describe_face", { host, arguments throws(HostCallFailure) in try host.answerDescribeFace(arguments) }),
     ("identity", { host, arguments throws(HostCallFailure) in try host.answerIdentity(arguments) }),
     ("command", { host, arguments throws(HostCallFailure) in try host.answerCommand(arguments) }),
+    ("score", { host, arguments throws(HostCallFailure) in try host.answerScore(arguments) }),
   ]
 
   public static let names = table.map(\.name)
 
-  /// The handler of `name`. A look along eleven short names costs less than
+  /// The handler of `name`. A look along twelve short names costs less than
   /// hashing the name, and `hint` may be called on every frame.
   static func handler(_ name: String) -> Handler? {
     for entry in table where entry.name == name { return entry.handler }
@@ -169,6 +170,14 @@ extension FlowHost {
     guard let index = pendingCommands.firstIndex(of: name) else { return "false" }
     pendingCommands.remove(at: index)
     return "true"
+  }
+
+  func answerScore(_ arguments: [JSONValue]) throws(HostCallFailure) -> String? {
+    guard let value = arguments.first?.doubleValue, value.isFinite else {
+      throw HostCallFailure("score(value): the score must be a finite number")
+    }
+    score = value
+    return nil
   }
 
   private func requireIdentity() throws(HostCallFailure) -> any FaceIdentity {

@@ -101,6 +101,9 @@ public struct FlowDescription: Sendable {
   public var results: [String: String]
   public var messages: [String]
   public var hasOnFinish: Bool
+  /// The flow gives each session a score (wb.flow's `score`), higher
+  /// meaning more likely bona fide, for `workbench eval`.
+  public var hasScore: Bool
   /// What the flow's watchers (wb.alert, wb.guard) read.
   public var watchNeeds: [String]
   /// Whether a wb.guard watches the flow: it can end the flow at any frame
@@ -142,6 +145,7 @@ public struct FlowDescription: Sendable {
     // The result keys are messages too, for `workbench check`.
     messages = (json["messages"]?.arrayValue?.compactMap(\.stringValue) ?? []) + results.values.sorted()
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
+    hasScore = json["has_score"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
     hasGuard = json["has_guard"]?.boolValue ?? false
     watchThresholds = (json["watch_thresholds"]?.arrayValue ?? []).compactMap(Threshold.init)
@@ -401,5 +405,18 @@ public enum FlowLoader {
       return message
     }
     return "\(flowPath):\(line + 1): \(problem)"
+  }
+}
+
+extension LoadedFlow {
+  /// A script error about the flow table found while the flow runs (what
+  /// its `score` function returned), at the line of the field it names.
+  func locatingFlowTableProblem(_ error: ScriptError) -> ScriptError {
+    guard error.message.hasPrefix(options.flowPath + ": wb.flow: "),
+      let source = try? String(contentsOfFile: options.flowPath, encoding: .utf8)
+    else { return error }
+    var located = error
+    located.message = FlowLoader.locate(error.message, flowPath: options.flowPath, source: source)
+    return located
   }
 }

@@ -415,7 +415,7 @@ public final class FlowRunner {
       // Any failure the flow gives no code, a step's own reasons too: step_failed's.
       finalCode = code ?? codes[reason] ?? codes["failed"] ?? ResultReason.stepFailed.code
     }
-    if flow.description.hasOnFinish {
+    if flow.description.hasOnFinish || flow.description.hasScore {
       var argument = JSONObject()
       argument["success"] = .bool(success)
       argument["code"] = .integer(finalCode)
@@ -423,7 +423,7 @@ public final class FlowRunner {
       do {
         try flow.vm.callDriver("finish", value: .object(argument))
       } catch {
-        finish(scriptError: error)
+        finish(scriptError: flow.locatingFlowTableProblem(error))
         return
       }
     }
@@ -444,6 +444,7 @@ public final class FlowRunner {
     fields["duration"] = .number((lastT - (startT ?? lastT)).roundedToMicroseconds)
     for (key, value) in resultExtras() { fields[key] = value }
     if !flow.host.captures.isEmpty { fields["captures"] = .object(flow.host.captures) }
+    if let score = flow.host.score { fields["score"] = .number(score) }
     emit("result", fields)
   }
 }

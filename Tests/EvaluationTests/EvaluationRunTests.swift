@@ -129,6 +129,41 @@ struct SharpnessCorpus {
     #expect(records.count == 4 * 5)
   }
 
+  @Test func aFlowsOwnScoreIsTheSessionsScoreUnlessTheCommandLineGivesOne() throws {
+    let corpus = try SharpnessCorpus()
+    defer { corpus.folder.remove() }
+    let scored = try corpus.folder.write(
+      "scored.lua",
+      """
+      local wb = require "wb"
+      return wb.flow {
+        name = "sharp-scored",
+        steps = { wb.step { name = "look", needs = { "quality.blur" }, timeout = 10,
+          update = function(self, m, ctx)
+            ctx.sharpest = math.max(rawget(ctx, "sharpest") or 0, m.quality.blur)
+            if m.quality.blur > 0.5 then return true end
+          end } },
+        score = function(flow, ctx, result) return rawget(ctx, "sharpest") end,
+      }
+      """)
+    var options = corpus.options(out: corpus.folder.file("flow-score"))
+    options.flow = RunSettings.flowOptions(scored)
+    let byFlow = Evaluation.run(options, logger: logger)
+    #expect(byFlow.status == .passed, "\(byFlow.problems)")
+    #expect(byFlow.summary?["score"] == "flow")
+    #expect(byFlow.summary?["scores"]?["det"]?.arrayValue?.isEmpty == false)
+    let flowScores = SessionLog.read(corpus.folder.file("flow-score/sessions.jsonl"))
+    #expect(flowScores.filter { $0.id != "broken" }.allSatisfy { $0.score != nil })
+
+    // The same aggregate from the command line: the same frames, the same scores.
+    options.outFolder = corpus.folder.file("field-score")
+    options.score = try ScoreSpec("quality.blur:max")
+    let byField = Evaluation.run(options, logger: logger)
+    #expect(byField.summary?["score"] == "quality.blur:max")
+    let fieldScores = SessionLog.read(corpus.folder.file("field-score/sessions.jsonl"))
+    #expect(fieldScores.map(\.score) == flowScores.map(\.score))
+  }
+
   @Test func ratesAreTheCountsOfTheRecordsAndTheirIntervalsClopperPearson() throws {
     let corpus = try SharpnessCorpus()
     defer { corpus.folder.remove() }

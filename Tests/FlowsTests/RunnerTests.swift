@@ -270,6 +270,50 @@ struct HintTests {
     #expect(record.events.last?.type == "result")
   }
 
+  @Test("a flow's score function puts the session's score in the result, and on_finish sees it")
+  func flowScore() throws {
+    let fixture = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "scored",
+        steps = { wb.step { name = "turn", update = function(self, m, ctx)
+          ctx.widest = math.max(rawget(ctx, "widest") or 0, m.face.yaw)
+          if m.face.yaw > 20 then return true end
+        end } },
+        score = function(flow, ctx, result) return ctx.widest / 100 end,
+        on_finish = function(flow, ctx, result) ctx.status("SCORED", { score = result.score }) end }
+      """)
+    var script = FrameScript()
+    script.add(3) { index in yaw(Double(index) * 4) }
+    script.add(1) { _ in yaw(25) }
+    let record = try run(fixture, script)
+    #expect(record.result?.success == true, "\(record.events.last.map(String.init(describing:)) ?? "")")
+    #expect(record.events.last?["score"] == .number(0.25))
+    #expect(record.events("status").first?["score"] == .number(0.25))
+  }
+
+  @Test(
+    "a score function that gives nil leaves no score; one that gives text fails the run at the line of score")
+  func flowScoreNilOrWrong() throws {
+    let flow = """
+      local wb = require "wb"
+      return wb.flow { name = "scored",
+        steps = { function(m) return true end },
+        score = function() return %@ end }
+      """
+    var script = FrameScript()
+    script.add(2) { _ in yaw(0) }
+    let none = try run(try FlowFixture(flow.replacingOccurrences(of: "%@", with: "nil")), script)
+    #expect(none.result?.success == true)
+    #expect(none.events.last?["score"] == nil)
+    let text = try run(try FlowFixture(flow.replacingOccurrences(of: "%@", with: "\"high\"")), script)
+    #expect(text.result?.reason == "script_error")
+    let error = text.result?.error ?? ""
+    #expect(error.contains("flow.lua:4: wb.flow: the function in field 'score' returned a string"), "\(error)")
+    let infinite = try run(try FlowFixture(flow.replacingOccurrences(of: "%@", with: "math.huge")), script)
+    #expect(infinite.result?.error?.contains("'score' returned inf") == true)
+  }
+
   @Test("custom events are typed flow.<name>")
   func customEvent() throws {
     let fixture = try FlowFixture(

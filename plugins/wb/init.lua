@@ -89,6 +89,7 @@ local flow_fields = {
   name = "string", steps = "table", time_limit = "number", step_timeout = "number",
   delay = "number", random = "table", seed = "number", codes = "table",
   messages = "table", on_finish = "function", description = "string", watch = "table", results = "table",
+  score = "function",
 }
 
 -- Builds a flow. See docs/flow-api.md for every field.
@@ -167,6 +168,8 @@ function wb.flow(spec)
     results = spec.results or {},
     messages = spec.messages or {},
     on_finish = spec.on_finish,
+    score = spec.score,
+    score_where = where,
     watch = watch,
   }
 end

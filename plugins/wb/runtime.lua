@@ -196,6 +196,7 @@ function runtime.prepare(flow)
     results = flow.results or {},
     messages = copy_list(flow.messages),
     has_on_finish = type(flow.on_finish) == "function",
+    has_score = type(flow.score) == "function",
     watch_needs = watch_needs,
     has_guard = has_guard,
     watch_thresholds = watch_thresholds,
@@ -275,10 +276,23 @@ function runtime.driver(flow, steps, ctx)
     if step and type(step.stop) == "function" then step.stop(step, ctx, arguments.reason) end
   end
 
-  -- The flow's on_finish(flow, ctx, result), if it has one.
+  -- The flow's score(flow, ctx, result) and then its on_finish(flow, ctx,
+  -- result), each if it has one; on_finish sees the score as result.score.
   function driver.finish(result)
-    local on_finish = type(flow) == "table" and flow.on_finish
-    if type(on_finish) == "function" then on_finish(flow, ctx, result) end
+    if type(flow) ~= "table" then return end
+    if type(flow.score) == "function" then
+      local value = flow.score(flow, ctx, result)
+      if value ~= nil then
+        if type(value) ~= "number" or value ~= value or math.abs(value) == math.huge then
+          local shown = type(value) == "number" and tostring(value) or ("a " .. type(value))
+          error((flow.score_where or "") .. "wb.flow: the function in field 'score' returned " .. shown
+            .. "; it must return a finite number (higher: more likely bona fide) or nil (no score)", 0)
+        end
+        native.score(value)
+        result.score = value
+      end
+    end
+    if type(flow.on_finish) == "function" then flow.on_finish(flow, ctx, result) end
   end
 
   return driver

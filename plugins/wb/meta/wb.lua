@@ -142,6 +142,7 @@
 ---@field messages? string[] message keys the flow shows that check cannot see
 ---@field watch? table[] wb.alert and wb.guard watchers
 ---@field on_finish? fun(flow: table, ctx: wb.Context, result: { success: boolean, reason: string, code: integer })
+---@field score? fun(flow: table, ctx: wb.Context, result: { success: boolean, reason: string, code: integer }): number? eval's score
 
 ---@class wb.Context
 ---@field started_at number the t at which the running step started
