@@ -238,7 +238,7 @@ let package = Package(
       dependencies: [
         "RunComposition", "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore",
         "Capture", "FileSystem", "Interrupts", "FaceScenes", "CardScenes", "PADMetrics", "EvaluationReport",
-        .product(name: "Crypto", package: "swift-crypto"),
+        "Randomness", .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The live preview: the page, its HTTP API, the file watcher, the terminal's keys. docs/preview.md.
@@ -283,7 +283,7 @@ let package = Package(
       name: "FuzzTargets",
       dependencies: [
         "Capture", "Diagnostics", "Imaging", "JSONCore", "LicenseActivation", "Licensing", "Measurements", "Messages",
-        "Scenarios", "RunComposition", "Settings",
+        "Scenarios", "RunComposition", "Settings", "Randomness",
       ]),
     // libFuzzer's entry points when built by scripts/fuzz; otherwise a tool to list, seed and replay.
     .executableTarget(name: "workbench-fuzz", dependencies: ["FuzzTargets"]),

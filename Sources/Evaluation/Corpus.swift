@@ -1,6 +1,7 @@
 import Diagnostics
 import Foundation
 import JSONCore
+import Randomness
 
 /// One labelled session of a corpus: an input and what it presents.
 public struct CorpusSession: Sendable, Equatable {
@@ -271,18 +272,5 @@ enum FolderInputs {
         found.append(relative + "/" + entry)
       }
     }
-  }
-}
-
-/// FNV-1a over UTF-8: the same number on every machine and every run
-/// (Swift's own hashes are seeded per process).
-enum StableHash {
-  static func of(_ text: String) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return hash
   }
 }

@@ -6,6 +6,7 @@ import Foundation
 import JSONCore
 import Logging
 import Measurements
+import Randomness
 import Reporting
 import RunComposition
 import Session
@@ -33,7 +34,7 @@ public struct SettingsPoint: Sendable {
 final class SessionEvaluator {
   let flow: FlowOptions
   let cache: MeasurementCache
-  let score: ScoreSpec?
+  let score: SessionScore?
   let noResponseReasons: Set<String>
   let licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?
   let estimators: any EstimatorProvider
@@ -54,7 +55,7 @@ final class SessionEvaluator {
   var replayed: Int { counts.replayed }
 
   init(
-    flow: FlowOptions, cache: MeasurementCache, score: ScoreSpec?, noResponseReasons: Set<String>,
+    flow: FlowOptions, cache: MeasurementCache, score: SessionScore?, noResponseReasons: Set<String>,
     licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?, estimators: any EstimatorProvider,
     logger: Logger
   ) {
@@ -95,17 +96,17 @@ final class SessionEvaluator {
       id: session.id, input: session.input, label: session.label, species: session.species, subject: session.subject,
       settings: point.settings, decision: .none, reason: "input_error", code: nil, failedStep: nil, decidedAt: nil,
       score: nil, error: nil)
-    if keptSessions != nil { record.keptFolder = Self.keptFolder(id: session.id, point: point.index) }
+    let kept = keptSessions.map { $0 + "/" + Self.keptFolder(id: session.id, point: point.index) }
     let assignments =
       point.assignments + session.settings.map { SettingText.assignment($0.key, $0.value) }
     do {
       var input = session.path
       switch Self.kind(of: session.path) {
       case .trace:
-        return run(input: input, assignments: assignments, into: record, measuringTo: nil)
+        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
       case .faceSchedule:
         input = try faceSceneTrace(session.path)
-        return run(input: input, assignments: assignments, into: record, measuringTo: nil)
+        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
       case .cardSchedule:
         input = try cardSceneRecording(session.path)
       case .recording:
@@ -114,19 +115,19 @@ final class SessionEvaluator {
       if point.comparesFaces {
         counts.measured += 1
         counts.measuredInputs.append(session.input)
-        return run(input: input, assignments: assignments, into: record, measuringTo: nil)
+        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
       }
       let estimatorSettings = session.settings.filter { Self.estimatorKeys.contains($0.key) }
         .map { SettingText.assignment($0.key, $0.value) }
       let key = try cache.key(inputPath: input, recipe: point.recipe + estimatorSettings)
       if cache.contains(key) {
         counts.replayed += 1
-        return run(input: cache.path(key), assignments: assignments, into: record, measuringTo: nil)
+        return run(input: cache.path(key), assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
       }
       counts.measured += 1
       counts.measuredInputs.append(session.input)
       let scratch = cache.scratchPath(key)
-      return run(input: input, assignments: assignments, into: record, measuringTo: (scratch, key))
+      return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: (scratch, key))
     } catch {
       record.error = error.summary
       return record
@@ -138,7 +139,8 @@ final class SessionEvaluator {
   /// Runs the flow on `input`; with `measuringTo`, the whole input is
   /// measured into that scratch file and kept under the key when complete.
   private func run(
-    input: String, assignments: [String], into base: SessionRecord, measuringTo: (scratch: String, key: String)?
+    input: String, assignments: [String], into base: SessionRecord, keptIn keptFolder: String?,
+    measuringTo: (scratch: String, key: String)?
   ) -> SessionRecord {
     var record = base
     var flowOptions = flow
@@ -152,8 +154,7 @@ final class SessionEvaluator {
       options.readTrace = readOnce(input)
     }
     var extras: RunExtras?
-    if let keptSessions, let keptFolder = base.keptFolder {
-      let folder = keptSessions + "/" + keptFolder
+    if let folder = keptFolder {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       options.eventsPath = folder + "/events.jsonl"
       extras = try? RunExtras(
@@ -164,8 +165,8 @@ final class SessionEvaluator {
     let events = DecisionSink()
     session.addEventSink(events)
     var scorer: ScoreOutput?
-    if let score {
-      let output = ScoreOutput(score, schema: session.measurementSchema)
+    if case .measurement(let spec) = score {
+      let output = ScoreOutput(spec, schema: session.measurementSchema)
       session.addOutput(output)
       scorer = output
     }
@@ -190,7 +191,7 @@ final class SessionEvaluator {
     counts.frames += Int(result["frames"]?.integerValue ?? 0)
     record.reason = result["reason"]?.stringValue ?? "unknown"
     record.code = result["code"]?.integerValue
-    record.score = scorer?.score
+    record.score = score == .flow ? result["score"]?.doubleValue : scorer?.score
     if SessionEvaluator.unmade.contains(record.reason) || outcome.result == nil {
       record.decision = .none
       record.error =

@@ -27,9 +27,6 @@ public struct SessionRecord: Sendable, Equatable {
   public var decidedAt: Double?
   public var score: Double?
   public var error: String?
-  /// Where `--keep-events` keeps this run's events and report (not written
-  /// in the record: it is the same for every run of the evaluation).
-  var keptFolder: String?
 
   public var jsonValue: JSONValue {
     var object = JSONObject([

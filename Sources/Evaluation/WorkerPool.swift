@@ -36,13 +36,15 @@ struct WorkerPool {
       processes.append(process)
     }
     var done = 0
+    var watched = (1...jobs).map { PartWatch(path: Self.partPath(folder, $0)) }
     while processes.contains(where: \.isRunning) {
       if Interrupts.pending {
         // Ctrl-C reached the workers too (one process group); SIGTERM may not have.
         for process in processes where process.isRunning { kill(process.processIdentifier, SIGINT) }
       }
       usleep(100_000)
-      let now = (1...jobs).reduce(0) { $0 + Self.lineCount(Self.partPath(folder, $1)) }
+      var now = 0
+      for index in watched.indices { now += watched[index].lines() }
       while done < now {
         done += 1
         progress.advance(cached: 0)
@@ -68,9 +70,24 @@ struct WorkerPool {
     return (interrupted, counts)
   }
 
-  /// Whole lines written so far.
-  static func lineCount(_ path: String) -> Int {
-    guard let data = FileManager.default.contents(atPath: path) else { return 0 }
-    return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+}
+
+/// The whole lines a worker has written to its part file so far, read
+/// from where the last look ended: a long run's parts are not read again
+/// from their start ten times a second.
+struct PartWatch {
+  let path: String
+  private var offset: UInt64 = 0
+  private var count = 0
+
+  init(path: String) { self.path = path }
+
+  mutating func lines() -> Int {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return count }
+    defer { try? handle.close() }
+    guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd() else { return count }
+    offset += UInt64(data.count)
+    count += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    return count
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Randomness
 
 /// One parser of a user's file or a peer's bytes, driven by arbitrary input.
 ///
@@ -144,12 +145,5 @@ public enum FuzzSeeds {
   }
 
   /// FNV-1a of the bytes, in hex: a stable name for an input.
-  static func contentName(_ bytes: [UInt8]) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return String(hash, radix: 16)
-  }
+  static func contentName(_ bytes: [UInt8]) -> String { String(StableHash.of(bytes), radix: 16) }
 }

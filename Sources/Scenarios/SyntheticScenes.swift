@@ -3,6 +3,7 @@ import Diagnostics
 import FaceScenes
 import FileSystem
 import Foundation
+import Randomness
 
 /// Synthetic card scenes for scenarios: rendered once per schedule and
 /// options, then kept in a cache, since a suite runs many faults over the
@@ -52,16 +53,12 @@ public enum SyntheticScenes {
       throw WorkbenchError(
         .usage, "no such schedule", at: SourceLocation(file: schedule), help: "give a schedule file (docs/synth.md)")
     }
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     // What the output depends on besides the schedule: the options, the
     // kind (by its file suffix) and, for face traces, the generator's version.
     let generator = suffix == ".avi" ? "" : "\(suffix) \(options.sizeGiven) v\(FaceScene.version)"
     let key =
       Array(bytes) + Array("\(options.width)x\(options.height)@\(options.fps)#\(options.seed)\(generator)".utf8)
-    for byte in key {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
+    let hash = StableHash.of(key)
     let folder = cacheFolder
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let name = String(hash, radix: 16)

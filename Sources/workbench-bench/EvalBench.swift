@@ -130,10 +130,3 @@ func runEvalProcessBenchmarks(corpus: String, cache: String, runs: Int) throws {
   }
   print(String(format: "--jobs 2 / --jobs 1 over the cached corpus, two cores: %.2fx the time", median(jobRatios)))
 }
-
-private func median(_ values: [Double]) -> Double {
-  let sorted = values.sorted()
-  guard !sorted.isEmpty else { return 0 }
-  return sorted.count % 2 == 1
-    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}

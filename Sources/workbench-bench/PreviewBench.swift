@@ -109,12 +109,6 @@ private func taskset(_ arguments: [String]) {
   process.waitUntilExit()
 }
 
-private func median(_ values: [Double]) -> Double {
-  let sorted = values.sorted()
-  return sorted.count % 2 == 1
-    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
 private func framesPerSecond(
   flow: String, clip: String, threads cores: [Int], preview report: (((processed: Int64, sent: Int64)) -> Void)?
 ) throws -> Double {

@@ -79,10 +79,3 @@ func runQABenchmarks() throws {
         value / baseline))
   }
 }
-
-private func median(_ values: [Double]) -> Double {
-  let sorted = values.sorted()
-  guard !sorted.isEmpty else { return 0 }
-  return sorted.count % 2 == 1
-    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}

@@ -219,8 +219,6 @@ private func medianRate(_ runs: Int, _ body: () throws -> Int) throws -> (Int, D
   return (frames, median(rates))
 }
 
-private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
 func benchNanoseconds() -> UInt64 {
   var spec = timespec()
   clock_gettime(CLOCK_MONOTONIC, &spec)
