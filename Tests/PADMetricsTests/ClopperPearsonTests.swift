@@ -1,5 +1,6 @@
 import Foundation
 import PADMetrics
+import TestSupport
 import Testing
 
 @Suite struct ClopperPearsonTests {

@@ -1,5 +1,6 @@
 import PADMetrics
 import Randomness
+import TestSupport
 import Testing
 
 @Suite struct PercentileTests {
