@@ -61,6 +61,12 @@ public final class StillFaces {
   /// The photo at `path`, decoded to rgb8: JPEG by libjpeg-turbo, PNG and
   /// BMP by dlib.
   public func read(_ path: String) throws(FaceRecognitionError) -> ImageBuffer {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw FaceRecognitionError(
+        .unreadableImage, "this is a folder, not a photo", help: "give the path of a JPEG, PNG or BMP photo",
+        file: path)
+    }
     guard let data = FileManager.default.contents(atPath: path) else {
       let exists = FileManager.default.fileExists(atPath: path)
       throw FaceRecognitionError(
@@ -75,6 +81,9 @@ public final class StillFaces {
         throw FaceRecognitionError(.unreadableImage, "the JPEG does not decode: \(error)", file: path)
       }
       return image
+    }
+    if let problem = ImageHeader([UInt8](data.prefix(64)))?.sizeProblem {
+      throw FaceRecognitionError(.unreadableImage, problem, help: "scale the photo down, then try again", file: path)
     }
     var width: Int32 = 0
     var height: Int32 = 0

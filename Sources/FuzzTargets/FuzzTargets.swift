@@ -17,7 +17,7 @@ import Settings
 public enum FuzzTargets {
   public static let all: [FuzzTarget] = [
     json, trace, settings, messages, licenseConf, licensePlist, licenseDat, activationRequest, activationAnswer,
-    avi, mjpeg, y4m, video, timestamps, jpeg, scenario,
+    avi, mjpeg, y4m, video, timestamps, jpeg, photoHeader, scenario,
   ]
 
   public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -264,6 +264,17 @@ public enum FuzzTargets {
     guard (try? decoder.decode(input, into: image, format: .gray8)) != nil else { return [] }
     return image.width == header.width && image.height == header.height
       ? [] : ["decoded \(image.width)×\(image.height) from a header of \(header.width)×\(header.height)"]
+  }
+
+  static let photoHeader = FuzzTarget(
+    "photo-header", "PNG and BMP headers, read before a photo is decoded (ImageHeader)",
+    madeSeeds: MadeSeeds.photoHeaders
+  ) { input, _ in
+    guard let header = ImageHeader(input) else { return [] }
+    if header.width < 0 || header.height < 0 { return ["a header of \(header.width)×\(header.height) was read"] }
+    let tooBig = header.pixelCount > ImageHeader.maximumPixelCount
+    return tooBig == (header.sizeProblem != nil)
+      ? [] : ["\(header.width)×\(header.height): the size problem is \(header.sizeProblem ?? "none")"]
   }
 
   // MARK: - Scenarios

@@ -69,6 +69,17 @@ enum MadeSeeds {
     [jpeg(), jpeg(width: 8, height: 24, subsampling: .yuv444), jpeg(width: 33, height: 7, subsampling: .gray)]
   }
 
+  /// A PNG's signature and IHDR, and BMPs with the info header and the old core header.
+  @Sendable static func photoHeaders() -> [[UInt8]] {
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+    let bmp: [UInt8] = Array("BM".utf8) + [UInt8](repeating: 0, count: 12)
+    return [
+      png + [0, 0, 2, 0x80, 0, 0, 1, 0xE0, 8, 2, 0, 0, 0],
+      bmp + [40, 0, 0, 0, 0x80, 2, 0, 0, 0x20, 0xFE, 0xFF, 0xFF, 1, 0, 24, 0],
+      bmp + [12, 0, 0, 0, 0x80, 2, 0xE0, 1, 1, 0, 24, 0],
+    ]
+  }
+
   @Sendable static func mjpegStreams() -> [[UInt8]] {
     [jpeg() + jpeg() + jpeg(width: 8, height: 8)]
   }

@@ -16,7 +16,7 @@ public final class JPEGDecoder {
   /// Images with more pixels than this are refused before any memory is
   /// taken, so a damaged header claiming 65535×65535 cannot exhaust memory.
   /// The default admits 8K UHD (7680×4320).
-  public var maximumPixelCount: Int = 7680 * 4320
+  public var maximumPixelCount: Int = ImageHeader.maximumPixelCount
 
   // Only nil if TurboJPEG could not allocate it; retried on the next call
   // so that running out of memory once is an error, not a crash.

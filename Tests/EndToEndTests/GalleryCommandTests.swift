@@ -78,6 +78,26 @@ import Testing
     #expect(users["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["obama"])
   }
 
+  /// A PNG's header declares 20000×20000 pixels (1.2 GB decoded): it is refused
+  /// from its header, before the decoder takes that memory. A folder is named as one.
+  @Test(.requires(FaceBackendInstall.recognition))
+  func aPhotoTooBigOrAFolderIsRefusedBeforeDecoding() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+    png += [0, 0, 0x4E, 0x20, 0, 0, 0x4E, 0x20, 8, 2, 0, 0, 0, 0, 0, 0, 0]
+    let huge = folder.file("huge.png")
+    try Data(png).write(to: URL(fileURLWithPath: huge))
+    let (outcome, answer) = try gallery(["enroll", "--user", "u", huge], folder)
+    #expect(outcome.status == 4 && answer["error"] == "invalid_image", "\(outcome)")
+    #expect(outcome.stderr.contains("the PNG is 20000×20000 pixels, more than the limit of 33177600"), "\(outcome)")
+    let photos = try folder.subfolder("photos")
+    let (again, refused) = try gallery(["enroll", "--user", "u", photos], folder)
+    #expect(again.status == 4 && refused["error"] == "invalid_image", "\(again)")
+    #expect(again.stderr.contains("this is a folder, not a photo"), "\(again)")
+    #expect(!again.stderr.contains("permissions"), "\(again)")
+  }
+
   @Test func withoutAGalleryTheCommandSaysHowToNameOne() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

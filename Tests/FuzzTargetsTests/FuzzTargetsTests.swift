@@ -13,7 +13,7 @@ import Testing
   @Test func everyParserTheHardeningListsHasATarget() {
     let expected: Set = [
       "json", "trace", "settings", "messages", "license-conf", "license-plist", "license-dat", "activation-request",
-      "activation-answer", "avi", "mjpeg", "y4m", "video", "timestamps", "jpeg", "scenario",
+      "activation-answer", "avi", "mjpeg", "y4m", "video", "timestamps", "jpeg", "photo-header", "scenario",
     ]
     #expect(Set(Self.names) == expected)
     for target in FuzzTargets.all {
