@@ -163,6 +163,9 @@ extension FaceSchedule {
     "blur", "darkness", "lightness", "illumination", "specularity", "comment",
   ]
   static let blinkKeys = ["t", "ms", "eye", "comment"]
+  /// The most keyframes, and the most blinks, a schedule may have: a blink
+  /// every 0.36 s for the longest scene, an hour.
+  public static let maximumCount = 10_000
 
   /// Whether a schedule file describes a face scene rather than a card's:
   /// `"kind": "face"`, or face keys in its keyframes.
@@ -191,27 +194,24 @@ extension FaceSchedule {
       throw WorkbenchError(.usage, error.message, at: SourceLocation(file: file, line: error.line))
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-    // The line of the `index`th occurrence of "key": (0-based), for errors.
-    func line(of key: String, occurrence: Int) -> Int? {
-      var seen = -1
+    // The line (1-based) of every occurrence of "key", in order, for errors: one pass over the
+    // text, however many blinks and keyframes name "t".
+    func occurrences(of key: String) -> [Int] {
+      let quoted = "\"\(key)\""
+      var found: [Int] = []
       for (number, text) in lines.enumerated() {
         var rest = Substring(text)
-        while let range = rest.range(of: "\"\(key)\"") {
-          seen += 1
-          if seen == occurrence { return number + 1 }
+        while let range = rest.range(of: quoted) {
+          found.append(number + 1)
           rest = rest[range.upperBound...]
         }
       }
-      return nil
+      return found
     }
     var keyframeLine: [Int] = []
-    if let start = line(of: "keyframes", occurrence: 0) {
+    if let start = occurrences(of: "keyframes").first {
       // Keyframes are objects, one or more lines each: their "t" lines in order.
-      var count = 0
-      while let number = line(of: "t", occurrence: count), number >= start {
-        keyframeLine.append(number)
-        count += 1
-      }
+      keyframeLine = occurrences(of: "t").filter { $0 >= start }
     }
     func problem(_ message: String, key: String, at place: String? = nil, line: Int? = nil, help: String? = nil)
       -> WorkbenchError
@@ -272,6 +272,12 @@ extension FaceSchedule {
       throw problem(
         "the schedule needs a non-empty 'keyframes' array", key: "keyframes",
         help: "e.g. \"keyframes\": [{\"t\": 0}, {\"t\": 1, \"yaw\": 35}]")
+    }
+    for (key, count) in [("keyframes", list.count), ("blinks", object["blinks"]?.arrayValue?.count ?? 0)]
+    where count > maximumCount {
+      throw problem(
+        "'\(key)' has \(count) entries, more than the limit of \(maximumCount)", key: key,
+        help: "split the scene into several schedules")
     }
     var previous = FaceKeyframe(t: 0)
     var keyframes: [FaceKeyframe] = []

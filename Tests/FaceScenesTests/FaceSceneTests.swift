@@ -112,6 +112,27 @@ struct FaceSceneTests {
     #expect(card.diagnostics.first?.message.contains("not a face schedule") == true)
     let blink = try #require(problem(#"{"keyframes": [{"t": 0}], "blinks": [{"t": 1, "eye": "both"}]}"#))
     #expect(blink.diagnostics.first?.message.contains("'eye' is \"left\" or \"right\"") == true)
+    // Blinks written before the keyframes do not move a keyframe's line.
+    let after = try #require(
+      problem("{\n  \"blinks\": [{\"t\": 1}],\n  \"keyframes\": [\n    {\"t\": 0},\n    {\"t\": 1, \"yew\": 3}\n  ]\n}")
+    )
+    #expect(after.diagnostics.first?.location == SourceLocation(file: "s.json", line: 5, key: "keyframes[1].yew"))
+  }
+
+  @Test("more blinks or keyframes than the limit are refused, naming the key and the limit")
+  func countLimit() throws {
+    let blink = #"{"t": 1, "ms": 100}"#
+    let many = Array(repeating: blink, count: FaceSchedule.maximumCount + 1).joined(separator: ",")
+    do {
+      _ = try FaceSchedule.parse(#"{"keyframes": [{"t": 0}, {"t": 2}], "blinks": ["# + many + "]}", file: "s.json")
+      Issue.record("10,001 blinks were taken")
+    } catch {
+      #expect(error.diagnostics.first?.message == "'blinks' has 10001 entries, more than the limit of 10000")
+      #expect(error.diagnostics.first?.location?.key == "blinks")
+    }
+    let most = Array(repeating: blink, count: FaceSchedule.maximumCount).joined(separator: ",")
+    let schedule = try FaceSchedule.parse(#"{"keyframes": [{"t": 0}, {"t": 2}], "blinks": ["# + most + "]}")
+    #expect(schedule.blinks.count == FaceSchedule.maximumCount)
   }
 
   @Test("a face schedule is told from a card's")
