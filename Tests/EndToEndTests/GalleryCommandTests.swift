@@ -98,6 +98,24 @@ import Testing
     #expect(!again.stderr.contains("permissions"), "\(again)")
   }
 
+  @Test func argumentsItCannotTakeAreAJSONAnswerToo() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let cases: [([String], String)] = [
+      (["identify", "--top", "0", "x.jpg"], "--top must be 1 to 100, not 0"),
+      (["--threshold", "nan", "identify", "x.jpg"], "--threshold must be more than 0 and less than 2"),
+      (["enroll", "--bogus"], "unknown option '--bogus'"),
+      (["bogus"], "bogus"),
+    ]
+    for (arguments, message) in cases {
+      let (outcome, answer) = try gallery(arguments, folder)
+      #expect(outcome.status == 2 && answer["error"] == "usage_error", "\(arguments): \(outcome)")
+      #expect(answer["message"]?.stringValue?.contains(message) == true, "\(arguments): \(outcome)")
+      #expect(outcome.stdout.split(separator: "\n").count == 1, "one JSON object: \(outcome.stdout)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: folder.file("people.sqlite")))
+  }
+
   @Test func withoutAGalleryTheCommandSaysHowToNameOne() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
