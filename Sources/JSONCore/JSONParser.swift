@@ -26,6 +26,12 @@ public struct JSONParser {
 
   public static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var parser = JSONParser(bytes: bytes)
+    // A UTF-8 byte-order mark, as some Windows editors write at the start of
+    // a file, is skipped (RFC 8259 allows a parser to ignore it).
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+      parser.index = 3
+      parser.lineStart = 3
+    }
     parser.skipWhitespace()
     let value = try parser.parseValue()
     parser.skipWhitespace()
@@ -137,19 +143,32 @@ public struct JSONParser {
     }
   }
 
+  /// The string of `bytes`; with `checked`, an error at the string when they are not UTF-8.
+  private func text(_ bytes: ArraySlice<UInt8>, checked: Bool, from start: Int) throws(JSONSyntaxError) -> String {
+    guard checked else { return String(decoding: bytes, as: UTF8.self) }
+    guard let string = String(validating: bytes, as: UTF8.self) else {
+      throw JSONSyntaxError(
+        line: line, column: start - lineStart, message: "the string is not valid UTF-8 (save the file as UTF-8)")
+    }
+    return string
+  }
+
   private mutating func parseString() throws(JSONSyntaxError) -> String {
     index += 1
     let start = index
+    // Only strings with bytes above ASCII are checked for valid UTF-8.
+    var beyondASCII = false
     // Fast path: no escapes.
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        let string = String(decoding: bytes[start..<index], as: UTF8.self)
+        let string = try text(bytes[start..<index], checked: beyondASCII, from: start)
         index += 1
         return string
       }
       if byte == UInt8(ascii: "\\") { break }
       if byte < 0x20 { throw error("control character in string") }
+      beyondASCII = beyondASCII || byte >= 0x80
       index += 1
     }
     var scalars = Array(bytes[start..<index])
@@ -158,7 +177,7 @@ public struct JSONParser {
       switch byte {
       case UInt8(ascii: "\""):
         index += 1
-        return String(decoding: scalars, as: UTF8.self)
+        return try text(scalars[...], checked: true, from: start)
       case UInt8(ascii: "\\"):
         index += 1
         guard let escape = current else { break }

@@ -325,3 +325,37 @@ private func syntaxError(_ text: String, sourceLocation: Testing.SourceLocation 
     #expect(JSONValue.integer(1) != JSONValue.number(1))
   }
 }
+
+@Suite struct JSONParserEncodingTests {
+  @Test func aByteOrderMarkAtTheStartIsSkipped() throws {
+    let value = try JSONParser.parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"t": 0}"#.utf8))
+    #expect(value == .object(JSONObject([("t", .integer(0))])))
+    // Anywhere else it is text, and out of a string an error.
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(bytes: Array(" ".utf8) + [0xEF, 0xBB, 0xBF, 0x31]) }
+  }
+
+  @Test(
+    arguments: [
+      [0xFF], [0xC3], [0xC3, 0x28], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+    ] as [[UInt8]])
+  func aStringThatIsNotUTF8IsAnErrorAtTheString(_ bad: [UInt8]) {
+    for escaped in [false, true] {
+      // With an escape before the bytes, the string is read by the slow path.
+      let prefix = Array((escaped ? #"{"name": "\u00e9a"# : #"{"name": "a"#).utf8)
+      do {
+        let value = try JSONParser.parse(bytes: prefix + bad + Array(#""}"#.utf8))
+        Issue.record("\(bad) was read as \(value)")
+      } catch {
+        #expect(error.message.contains("not valid UTF-8"), "\(error.message)")
+        #expect(error.column == 10, "the column of the string's quote")
+      }
+    }
+  }
+
+  @Test func validUTF8BeyondASCIIIsRead() throws {
+    let text = "{\"name\": \"Zoë 請 😀\", \"e\": \"\\u00e9 é\"}"
+    let value = try JSONParser.parse(bytes: Array(text.utf8))
+    #expect(value["name"] == .string("Zoë 請 😀"))
+    #expect(value["e"] == .string("é é"))
+  }
+}
