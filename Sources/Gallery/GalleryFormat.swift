@@ -8,8 +8,7 @@ enum GalleryFormat {
   static let descriptorModel = "dlib_face_recognition_resnet_model_v1"
 
   static func checkEnrollment(_ enrollment: Enrollment) throws(GalleryError) {
-    try GalleryNames.check(enrollment.user.id, as: "user id")
-    for group in enrollment.user.groups { try GalleryNames.check(group, as: "group id") }
+    try GalleryNames.check(enrollment.user)
     try checkFaceCount(enrollment.faces.count)
   }
 

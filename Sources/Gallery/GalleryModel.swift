@@ -124,9 +124,12 @@ public struct GalleryError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// Ids of users and groups: 1 to 128 characters, none of them control
-/// characters, and not only spaces.
+/// characters, and not only spaces. Display names: at most 256 characters,
+/// no control characters. A user's details: at most 16 KiB as JSON.
 public enum GalleryNames {
   public static let maximumLength = 128
+  public static let maximumDisplayNameLength = 256
+  public static let maximumDetailsBytes = 16 * 1024
   /// HyperSecure takes at most 5 images per enrollment.
   public static let maximumFacesPerEnrollment = 5
 
@@ -140,5 +143,41 @@ public enum GalleryNames {
     guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
       throw GalleryError(.invalidName, "the \(what) '\(value.debugDescription)' has control characters")
     }
+  }
+
+  /// A user's or group's display name (`--name`).
+  public static func checkDisplayName(_ value: String, of what: String) throws(GalleryError) {
+    guard value.count <= maximumDisplayNameLength else {
+      throw GalleryError(
+        .invalidName, "the \(what)'s name is \(value.count) characters, more than \(maximumDisplayNameLength)")
+    }
+    guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+      throw GalleryError(.invalidName, "the \(what)'s name \(value.debugDescription) has control characters")
+    }
+  }
+
+  /// Everything about a new user but their faces: id, name, details, groups.
+  public static func check(_ user: GalleryUser) throws(GalleryError) {
+    try check(user.id, as: "user id")
+    try checkEdit(name: user.name, details: user.details)
+    for group in user.groups { try check(group, as: "group id") }
+  }
+
+  /// A user's new name and details, either of which may stay as it is (nil).
+  public static func checkEdit(name: String?, details: JSONObject?) throws(GalleryError) {
+    if let name { try checkDisplayName(name, of: "user") }
+    guard let details else { return }
+    let size = JSONValue.object(details).jsonText.utf8.count
+    guard size <= maximumDetailsBytes else {
+      throw GalleryError(
+        .invalidName, "the user's details are \(size) bytes of JSON, more than \(maximumDetailsBytes)",
+        help: "keep large records elsewhere and put their key in the details")
+    }
+  }
+
+  /// A new group's id and name.
+  public static func checkGroup(_ id: String, name: String) throws(GalleryError) {
+    try check(id, as: "group id")
+    try checkDisplayName(name, of: "group")
   }
 }

@@ -53,6 +53,44 @@ public enum GalleryTransfer {
     public var skipped = 0
   }
 
+  /// Whether `lines` start as an export does: the first line that is not
+  /// blank is the header, of this descriptor model. An empty file is not an export.
+  public static func checkHeader(_ lines: some Sequence<Substring>, file: String) throws(GalleryFailure) {
+    let help = "make one with 'workbench gallery export FILE'"
+    guard let (index, line) = lines.enumerated().first(where: { !$0.element.allSatisfy(\.isWhitespace) }) else {
+      throw GalleryFailure(.invalidImport, "\(file): the file is empty, not a gallery export", help: help)
+    }
+    let place = "\(file):\(index + 1)"
+    guard let record = (try? JSONParser.parse(String(line)))?.objectValue, record[header]?.integerValue == 1 else {
+      throw GalleryFailure(
+        .invalidImport, "\(place): not a gallery export (its first line has no \"\(header)\": 1)", help: help)
+    }
+    guard record["descriptor"]?.stringValue == GalleryFormat.descriptorModel else {
+      throw GalleryFailure(
+        .invalidImport,
+        "\(place): the faces were described by '\(record["descriptor"]?.stringValue ?? "?")', not \(GalleryFormat.descriptorModel)"
+      )
+    }
+  }
+
+  /// The strings of an array of strings only.
+  private static func strings(_ value: JSONValue) -> [String]? {
+    guard let array = value.arrayValue else { return nil }
+    let strings = array.compactMap(\.stringValue)
+    return strings.count == array.count ? strings : nil
+  }
+
+  /// A field of a user record, nil when absent; of another kind, an error at its line.
+  private static func field<Value>(
+    _ record: JSONObject, _ key: String, _ read: (JSONValue) -> Value?, _ kind: String, at place: String
+  ) throws(GalleryFailure) -> Value? {
+    guard let value = record[key], value != .null else { return nil }
+    guard let read = read(value) else {
+      throw GalleryFailure(.invalidImport, "\(place): the user's \(key) must be \(kind), not a JSON \(value.kindName)")
+    }
+    return read
+  }
+
   /// Adds the groups and users of `lines` (as `export` writes them) to
   /// `store`, each in a transaction of its own: an import stopped half way
   /// keeps the users before the stop, each whole. Groups that exist are
@@ -60,25 +98,17 @@ public enum GalleryTransfer {
   public static func `import`(
     _ lines: some Sequence<Substring>, into store: any GalleryStore, file: String, skipExisting: Bool
   ) throws(GalleryFailure) -> Imported {
+    try checkHeader(lines, file: file)
     var imported = Imported()
     var existingGroups = Set(try GalleryFailure.run { () throws(GalleryError) in try store.groups() }.map(\.id))
+    var seenHeader = false
     for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
       let place = "\(file):\(index + 1)"
       guard let record = (try? JSONParser.parse(String(line)))?.objectValue else {
         throw GalleryFailure(.invalidImport, "\(place): not a JSON object")
       }
-      if index == 0 {
-        guard record[header]?.integerValue == 1 else {
-          throw GalleryFailure(
-            .invalidImport, "\(place): not a gallery export (its first line has no \"\(header)\": 1)",
-            help: "make one with 'workbench gallery export FILE'")
-        }
-        guard record["descriptor"]?.stringValue == GalleryFormat.descriptorModel else {
-          throw GalleryFailure(
-            .invalidImport,
-            "\(place): the faces were described by '\(record["descriptor"]?.stringValue ?? "?")', not \(GalleryFormat.descriptorModel)"
-          )
-        }
+      if !seenHeader {
+        seenHeader = true
         continue
       }
       if let group = record["group"]?.objectValue, let id = group["id"]?.stringValue {
@@ -104,8 +134,9 @@ public enum GalleryTransfer {
         }
         let enrollment = Enrollment(
           user: GalleryUser(
-            id: id, name: user["name"]?.stringValue ?? id, details: user["details"]?.objectValue ?? JSONObject(),
-            groups: (user["groups"]?.arrayValue ?? []).compactMap(\.stringValue)), faces: faces)
+            id: id, name: try field(user, "name", \.stringValue, "a string", at: place) ?? id,
+            details: try field(user, "details", \.objectValue, "a JSON object", at: place) ?? JSONObject(),
+            groups: try field(user, "groups", Self.strings, "a list of group ids", at: place) ?? []), faces: faces)
         do {
           _ = try store.enroll(enrollment)
           imported.users += 1

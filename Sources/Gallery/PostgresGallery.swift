@@ -141,7 +141,7 @@ public final class PostgresGallery: GalleryStore {
   // MARK: groups
 
   public func createGroup(_ id: String, name: String) throws(GalleryError) {
-    try GalleryNames.check(id, as: "group id")
+    try GalleryNames.checkGroup(id, name: name)
     let exists = GalleryError(.groupExists, "the group '\(id)' already exists")
     try transaction("create the group", duplicate: exists) { run in
       guard try !Self.exists(run, "groups", id) else { throw exists }
@@ -201,6 +201,7 @@ public final class PostgresGallery: GalleryStore {
   public func editUser(
     _ id: String, name: String?, details: JSONObject?, joining: [String], leaving: [String]
   ) throws(GalleryError) {
+    try GalleryNames.checkEdit(name: name, details: details)
     try transaction("edit the user") { run in
       guard try Self.exists(run, "users", id) else { throw GalleryError.userNotFound(id) }
       if let name { _ = try run("UPDATE users SET name = \(name), updated_at = \(Self.now) WHERE id = \(id)") }

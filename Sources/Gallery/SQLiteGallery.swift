@@ -79,7 +79,7 @@ public final class SQLiteGallery: GalleryStore {
   // MARK: groups
 
   public func createGroup(_ id: String, name: String) throws(GalleryError) {
-    try GalleryNames.check(id, as: "group id")
+    try GalleryNames.checkGroup(id, name: name)
     try change("create the group") { db in
       guard try !Self.groupExists(db, id) else {
         throw GalleryError(.groupExists, "the group '\(id)' already exists")
@@ -139,6 +139,7 @@ public final class SQLiteGallery: GalleryStore {
   public func editUser(
     _ id: String, name: String?, details: JSONObject?, joining: [String], leaving: [String]
   ) throws(GalleryError) {
+    try GalleryNames.checkEdit(name: name, details: details)
     try change("edit the user") { db in
       guard try Self.userExists(db, id) else { throw GalleryError.userNotFound(id) }
       if let name {

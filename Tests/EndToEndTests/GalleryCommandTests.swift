@@ -98,6 +98,53 @@ import Testing
     #expect(!again.stderr.contains("permissions"), "\(again)")
   }
 
+  /// Ids, names and details have their limits on every path in, and a
+  /// command refused for them, or an import that is not an export, makes no gallery file.
+  @Test func refusedNamesAndImportsMakeNoGallery() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let export = #"{"workbench_gallery":1,"descriptor":"dlib_face_recognition_resnet_model_v1"}"#
+    let cases: [([String], String, String)] = [
+      (["enroll", "--user", "u", "--group", "", "photo.jpg"], "invalid_name", "the group id is empty"),
+      (["group", "create", ""], "invalid_name", "the group id is empty"),
+      (["group", "create", "g", "--name", String(repeating: "n", count: 257)], "invalid_name", "more than 256"),
+      (["user", "add", "u", "--name", String(repeating: "n", count: 300)], "invalid_name", "300 characters"),
+      (
+        ["user", "add", "u", "--details", #"{"note":""# + String(repeating: "x", count: 17_000) + #""}"#],
+        "invalid_name", "more than 16384"
+      ),
+      (["import", try folder.write("empty.jsonl", "")], "invalid_import", "the file is empty"),
+      (
+        ["import", try folder.write("headless.jsonl", "\n" + #"{"user":{"id":"a"},"faces":[]}"# + "\n")],
+        "invalid_import", "headless.jsonl:2: not a gallery export"
+      ),
+    ]
+    for (arguments, name, message) in cases {
+      let (outcome, answer) = try gallery(arguments, folder)
+      #expect(answer["error"] == .string(name), "\(arguments.prefix(3)): \(outcome)")
+      #expect(answer["message"]?.stringValue?.contains(message) == true, "\(arguments.prefix(3)): \(outcome)")
+      #expect(!FileManager.default.fileExists(atPath: folder.file("people.sqlite")), "\(arguments.prefix(3))")
+    }
+    let wrongKinds = try folder.write(
+      "kinds.jsonl",
+      [
+        export, #"{"user":{"id":"a","details":[1,2]},"faces":[]}"#, #"{"user":{"id":"b","name":7},"faces":[]}"#,
+        #"{"user":{"id":"c","groups":["g",1]},"faces":[]}"#,
+      ].joined(separator: "\n"))
+    let (outcome, answer) = try gallery(["import", wrongKinds], folder)
+    #expect(outcome.status == 2 && answer["error"] == "invalid_import", "\(outcome)")
+    #expect(
+      answer["message"]?.stringValue == "\(wrongKinds):2: the user's details must be a JSON object, not a JSON array")
+    for (line, record) in [
+      (3, #"{"user":{"id":"b","name":7},"faces":[]}"#), (4, #"{"user":{"id":"c","groups":["g",1]},"faces":[]}"#),
+    ] {
+      let single = try folder.write("one.jsonl", export + "\n\n" + record + "\n")
+      let (_, refused) = try gallery(["import", single], folder)
+      #expect(refused["error"] == "invalid_import", "line \(line): \(refused)")
+      #expect(refused["message"]?.stringValue?.contains("one.jsonl:3: the user's") == true, "\(refused)")
+    }
+  }
+
   @Test func argumentsItCannotTakeAreAJSONAnswerToo() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

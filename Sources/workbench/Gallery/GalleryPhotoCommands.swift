@@ -20,6 +20,8 @@ struct GalleryEnrollCommand: ParsableCommand {
     try galleryAnswer { () throws(GalleryFailure) in
       let user = GalleryUser(
         id: user, name: name ?? user, details: try galleryDetails(details) ?? JSONObject(), groups: groups)
+      // Checked before the gallery is opened: a refused enrollment makes no gallery file.
+      try GalleryFailure.run { () throws(GalleryError) in try GalleryNames.check(user) }
       return (try options.openForPhotos(create: true).enroll(user, images: images), nil)
     }
   }

@@ -17,6 +17,8 @@ struct GalleryGroupCommand: ParsableCommand {
 
     func run() throws {
       try galleryAnswer { () throws(GalleryFailure) in
+        // Checked before the gallery is opened: a refused group makes no gallery file.
+        try GalleryFailure.run { () throws(GalleryError) in try GalleryNames.checkGroup(id, name: name ?? id) }
         let store = try options.open(create: true).store
         try GalleryFailure.run { () throws(GalleryError) in try store.createGroup(id, name: name ?? id) }
         return (JSONObject([("created", .string(id))]), nil)
@@ -72,6 +74,7 @@ struct GalleryUserCommand: ParsableCommand {
       try galleryAnswer { () throws(GalleryFailure) in
         let user = GalleryUser(
           id: id, name: name ?? id, details: try galleryDetails(details) ?? JSONObject(), groups: groups)
+        try GalleryFailure.run { () throws(GalleryError) in try GalleryNames.check(user) }
         let store = try options.open(create: true).store
         _ = try GalleryFailure.run { () throws(GalleryError) in try store.enroll(Enrollment(user: user, faces: [])) }
         return (
@@ -192,11 +195,12 @@ struct GalleryImportCommand: ParsableCommand {
       guard let data = FileManager.default.contents(atPath: file) else {
         throw GalleryFailure(.invalidImagePath, "\(file): there is no file here to import")
       }
-      let store = try options.open(create: true).store
       let text = String(decoding: data, as: UTF8.self)
-      let imported = try GalleryTransfer.import(
-        text.split(separator: "\n", omittingEmptySubsequences: false), into: store, file: file,
-        skipExisting: skipExisting)
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+      // A file that is not an export makes no gallery file.
+      try GalleryTransfer.checkHeader(lines, file: file)
+      let store = try options.open(create: true).store
+      let imported = try GalleryTransfer.import(lines, into: store, file: file, skipExisting: skipExisting)
       return (
         JSONObject([
           ("groups", .integer(Int64(imported.groups))), ("users", .integer(Int64(imported.users))),
