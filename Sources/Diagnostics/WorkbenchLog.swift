@@ -61,9 +61,9 @@ struct WorkbenchLogHandler: LogHandler {
       ? "" : " [" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
     let level = event.level == .warning ? "warning" : event.level.rawValue
     let timestamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+    let message = TerminalText.escaped("\(event.message)\(context)")
     output.write(
-      terminal: "workbench: \(level): \(event.message)\(context)\n",
-      file: "\(timestamp) \(level) \(label): \(event.message)\(context)\n")
+      terminal: "workbench: \(level): \(message)\n", file: "\(timestamp) \(level) \(label): \(message)\n")
   }
 }
 
@@ -77,7 +77,7 @@ public enum DiagnosticPrinter {
       text += "warning: " + warning.locatedMessage + "\n"
       if let help = warning.help { text += "  help: " + help + "\n" }
     }
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
   }
 
   public static func print(_ error: WorkbenchError) {
@@ -89,6 +89,6 @@ public enum DiagnosticPrinter {
     if let detail = error.detail, !detail.isEmpty {
       text += detail.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
   }
 }

@@ -53,7 +53,7 @@ public final class RunExtras {
     if !specs.isEmpty {
       let home = try WorkbenchHome.locate()
       for problem in AnalyticsSinkPlugins.load(directory: home.plugins) {
-        FileHandle.standardError.write(Data("workbench: warning: \(problem)\n".utf8))
+        FileHandle.standardError.write(Data("workbench: warning: \(TerminalText.escaped(problem))\n".utf8))
       }
       var sinks: [any AnalyticsSink] = []
       for spec in specs { sinks.append(try AnalyticsSinks.make(spec)) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import Diagnostics
 import Session
 
 struct ProbeCommand: ParsableCommand {
@@ -36,7 +37,7 @@ struct ProbeCommand: ParsableCommand {
 
   func run() throws {
     let probe = RecordingProbe.probe(path: file, decodeEveryFrame: decode)
-    standardOutput(json ? probe.jsonText : probe.text)
+    standardOutput(json ? probe.jsonText : TerminalText.escaped(probe.text))
     if !probe.readable {
       let problem =
         probe.problem ?? CaptureError(.invalidRecording, source: file, "it cannot be read as a recording")

@@ -107,5 +107,5 @@ func standardOutput(_ text: String) {
 }
 
 func standardError(_ text: String) {
-  FileHandle.standardError.write(Data((text + "\n").utf8))
+  FileHandle.standardError.write(Data((TerminalText.escaped(text) + "\n").utf8))
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagnostics
 import Foundation
 import JSONCore
 
@@ -21,13 +22,13 @@ do {
   let code = Workbench.exitCode(for: error)
   if code == .validationFailure, let unknown = UnknownOptions.first(in: arguments) {
     answerGalleryUsageError(unknown.message)
-    FileHandle.standardError.write(Data((unknown.message + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(unknown.message) + "\n").utf8))
     exit(2)
   }
   if code == .validationFailure {
     let message = Workbench.fullMessage(for: error)
     answerGalleryUsageError(message)
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(message) + "\n").utf8))
     exit(2)
   }
   Workbench.exit(withError: error)

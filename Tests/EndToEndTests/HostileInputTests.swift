@@ -17,6 +17,23 @@ import Testing
     #expect(!outcome.stderr.contains("Missing value"), "\(outcome)")
   }
 
+  /// A user's bytes quoted in an error or a warning reach the terminal with
+  /// their control characters escaped: an ESC cannot recolour or clear it.
+  @Test func controlCharactersFromAUsersFileAreEscapedOnTheTerminal() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = try folder.write("esc.jsonl", "\u{1B}[31mRED\n")
+    let outcome = try workbench(["run", "examples/liveness.lua", "--input", trace, "-q"], folder: folder)
+    #expect(outcome.status == 4, "\(outcome)")
+    #expect(outcome.stderr.contains("unexpected character '\\u{1B}'"), "\(outcome)")
+    let option = try workbench(["run", "examples/liveness.lua", "--input", pass, "--bo\u{1B}[2Jgus"], folder: folder)
+    #expect(option.status == 2, "\(option)")
+    #expect(option.stderr.contains("--bo\\u{1B}[2Jgus"), "\(option)")
+    for run in [outcome, option] {
+      #expect(!run.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B }, "\(run)")
+    }
+  }
+
   /// One trace line with 300,000 keys in one object: reading it used to be
   /// quadratic (still running after minutes, and Ctrl-C waited for it).
   /// The run must simply reach the end of its input.
