@@ -73,6 +73,9 @@ public struct RecordingProbe: Sendable, Equatable {
       source = try RecordingSource.open(path: path)
     } catch {
       probe.problem = error
+      // FFmpeg would wait for ever on a pipe with no writer, and take the data of one with a writer.
+      var status = stat()
+      guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return probe }
       probe.video = VideoFileReader.describe(path: path)
       if let video = probe.video { probe.reader = "ffmpeg"; probe.width = video.width; probe.height = video.height }
       return probe

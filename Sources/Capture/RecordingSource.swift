@@ -70,6 +70,12 @@ public enum RecordingSource {
     }
     // A device or a pipe has no size to read a recording by (/dev/zero
     // would pass for "empty"): only regular files are recordings.
+    if status.st_mode & S_IFMT == S_IFIFO {
+      throw CaptureError(
+        .invalidRecording, source: path, "is a pipe, not a recording file",
+        help: "run --input reads a pipe as a stream of measurements (a JSON Lines trace, docs/traces.md); "
+          + "a recording is read from a file")
+    }
     if status.st_mode & S_IFMT != S_IFREG {
       let kind = status.st_mode & S_IFMT == S_IFCHR ? "a character device" : "not a regular file"
       throw CaptureError(

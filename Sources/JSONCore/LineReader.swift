@@ -36,11 +36,20 @@ public final class LineReader {
   /// Whether `path` names standard input.
   public static func isStandardInput(_ path: String) -> Bool { path == "-" }
 
-  /// Opens `path` (`-` for standard input); errors name it as the `what` it is.
-  public init(path: String, what: String, status: ExitStatus, help: String?) throws(WorkbenchError) {
+  /// Whether a signal asked the program to stop: a blocking open or read
+  /// cut short by it (EINTR) then ends with an error instead of waiting again.
+  private let interrupted: () -> Bool
+
+  /// Opens `path` (`-` for standard input); errors name it as the `what` it
+  /// is. `interrupted` says whether a signal asked to stop (a pipe may keep
+  /// the opening or a read waiting for ever).
+  public init(
+    path: String, what: String, status: ExitStatus, help: String?, interrupted: @escaping () -> Bool = { false }
+  ) throws(WorkbenchError) {
     self.path = path
     self.status = status
     self.help = help
+    self.interrupted = interrupted
     buffer = [UInt8](repeating: 0, count: Self.blockSize)
     if Self.isStandardInput(path) {
       descriptor = STDIN_FILENO
@@ -57,7 +66,9 @@ public final class LineReader {
     guard information.st_mode & S_IFMT != S_IFDIR else {
       throw WorkbenchError(status, "is a folder, not a \(what) file", at: location, help: help)
     }
-    let opened = open(path, O_RDONLY | O_CLOEXEC)
+    // A pipe's opening waits for a writer; a signal that is not a stop is waited through.
+    var opened = open(path, O_RDONLY | O_CLOEXEC)
+    while opened < 0 && errno == EINTR && !interrupted() { opened = open(path, O_RDONLY | O_CLOEXEC) }
     guard opened >= 0 else {
       throw WorkbenchError(
         status, "cannot read the \(what): \(String(cString: strerror(errno)))", at: location,
@@ -131,11 +142,12 @@ public final class LineReader {
     }
     let descriptor = self.descriptor
     let offset = end
+    let interrupted = self.interrupted
     let result = buffer.withUnsafeMutableBufferPointer { bytes -> Int in
       guard let base = bytes.baseAddress else { return 0 }
       while true {
         let got = read(descriptor, base + offset, bytes.count - offset)
-        if got < 0 && errno == EINTR { continue }
+        if got < 0 && errno == EINTR && !interrupted() { continue }
         return got
       }
     }

@@ -32,10 +32,14 @@ public struct TraceReader {
   public static let formatVersion: Int64 = 1
   static let formatHelp = "see docs/traces.md for the format"
 
-  public init(path: String, schema: MeasurementSchema) throws(WorkbenchError) {
+  /// `interrupted` says whether a signal asked to stop, for a pipe that keeps
+  /// the reading waiting (LineReader).
+  public init(path: String, schema: MeasurementSchema, interrupted: @escaping () -> Bool = { false })
+    throws(WorkbenchError)
+  {
     self.path = path
     self.schema = schema
-    lines = try TraceReader.lineReader(path)
+    lines = try TraceReader.lineReader(path, interrupted: interrupted)
     read = nil
   }
 
@@ -47,9 +51,12 @@ public struct TraceReader {
     read = trace
   }
 
-  static func lineReader(_ path: String) throws(WorkbenchError) -> LineReader {
+  static func lineReader(_ path: String, interrupted: @escaping () -> Bool = { false }) throws(WorkbenchError)
+    -> LineReader
+  {
     try LineReader(
-      path: path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)")
+      path: path, what: "trace", status: .input, help: "--input takes a .jsonl measurement trace (docs/traces.md)",
+      interrupted: interrupted)
   }
 
   /// Whether the trace at `path` can be read again from its start (a restart):

@@ -3,6 +3,7 @@ import Diagnostics
 import Estimators
 import Flows
 import Foundation
+import Interrupts
 import JSONCore
 import Measurements
 import Settings
@@ -66,7 +67,7 @@ final class TraceInput: MeasurementInput {
     if let read, read.path == path {
       reader = TraceReader(read, schema: schema)
     } else {
-      reader = try TraceReader(path: path, schema: schema)
+      reader = try TraceReader(path: path, schema: schema, interrupted: { Interrupts.pending })
     }
   }
 

@@ -348,6 +348,10 @@ public final class RunSession {
   /// path of every ending that is not the flow's own.
   public func end(_ ending: RunEnding) {
     guard state != .ended, state != .closed else { return }
+    var ending = ending
+    // A blocking open or read that Ctrl-C or SIGTERM cut short (a pipe with
+    // no writer yet) fails with EINTR: the run was interrupted, not its input.
+    if case .inputFailed = ending, Interrupts.pending { ending = .interrupted(Interrupts.signalName) }
     state = .ended
     if let runner {
       finishRunner(runner, ending)

@@ -49,6 +49,35 @@ import Testing
     return try folder.write("long.jsonl", text)
   }
 
+  /// A pipe with no writer keeps the opening waiting, and a writer that
+  /// sends nothing keeps the read waiting: Ctrl-C ends either as an
+  /// interruption (130), not as an input error, with its result written.
+  @Test(arguments: [false, true])
+  func ctrlCWhileAPipeIsSilent(withWriter: Bool) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let pipe = folder.file("measurements")
+    try #require(mkfifo(pipe, 0o600) == 0)
+    // Opened for reading and writing, a pipe does not wait: this holds a writer that never writes.
+    let writer = withWriter ? open(pipe, O_RDWR) : -1
+    defer { if writer >= 0 { close(writer) } }
+    let (outcome, eventsPath) = try interruptedRun(["examples/liveness.lua", "--input", pipe], folder: folder)
+    try checkInterrupted(outcome, eventsPath)
+    #expect(!outcome.stderr.contains("Interrupted system call"), "\(outcome)")
+  }
+
+  /// `probe` does not open a pipe (FFmpeg would wait for a writer for ever): it says what it is at once.
+  @Test func probeSaysAPipeIsAPipe() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let pipe = folder.file("measurements")
+    try #require(mkfifo(pipe, 0o600) == 0)
+    let outcome = try Launched(["probe", pipe], folder: folder).wait(safetyLimit: 60)
+    #expect(outcome.status == 4, "\(outcome)")
+    #expect(outcome.stderr.contains("is a pipe, not a recording file"), "\(outcome)")
+    #expect(outcome.stderr.contains("run --input reads a pipe as a stream of measurements"), "\(outcome)")
+  }
+
   @Test func ctrlCDuringALongTrace() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
