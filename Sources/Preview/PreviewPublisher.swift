@@ -238,6 +238,9 @@ struct LiveView {
   var framesDropped: Int64 = 0
   var framesSkipped: Int64 = 0
   var runs = 0
+  /// A restart or reload was taken: its run is counted, and its `session`
+  /// event (with its first frame) does not count it again.
+  var startedOver = false
 
   mutating func flowLoaded(name: String, file: String, steps: [String]) {
     guard runs == 0 else { return }
@@ -249,7 +252,7 @@ struct LiveView {
   mutating func apply(_ event: Event) {
     switch event.type {
     case "session":
-      runs += 1
+      if startedOver { startedOver = false } else { runs += 1 }
       flow = event["flow"]?.stringValue ?? flow
       file = event["file"]?.stringValue ?? file
       language = event["lang"]?.stringValue ?? language
@@ -286,7 +289,9 @@ struct LiveView {
       case "pause": paused = true
       case "resume": paused = false
       case "reload_failed": reloadError = event.jsonValue
-      case "reload", "restart": reloadError = .null
+      case "reload", "restart":
+        reloadError = .null
+        startOver()
       default: break
       }
     case "frames_dropped":
@@ -298,6 +303,19 @@ struct LiveView {
     }
     frame = max(frame, event.frame)
     t = event.t
+  }
+
+  /// A restart or a reload that loaded: the state just after it is the new
+  /// run's, before its first frame (the answer to the control holds it).
+  private mutating func startOver() {
+    runs += 1
+    startedOver = true
+    steps = steps.map { Step(name: $0.name) }
+    current = nil
+    hint = nil
+    statuses = []
+    result = .null
+    paused = false
   }
 
   var status: String {

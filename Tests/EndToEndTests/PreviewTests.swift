@@ -97,6 +97,9 @@ struct PreviewTests {
     // From the start, so that the trace has not ended before the pause.
     let restarted = try Self.request("POST", base + "/api/restart")
     #expect(restarted.status == 200, "\(restarted.json)")
+    // The answer holds the state just after the control: the new run.
+    #expect((restarted.json["state"]?["runs"]?.integerValue ?? 0) >= 1, "\(restarted.json)")
+    #expect(restarted.json["state"]?["status"] == "running", "\(restarted.json)")
     let paused = try Self.request("POST", base + "/api/pause")
     #expect(paused.status == 200, "\(paused.json)")
     #expect(paused.json["state"]?["paused"]?.boolValue == true, "\(paused.json)")
