@@ -12,6 +12,10 @@ public struct FlowOptions: Sendable {
   public var configFiles: [String] = []
   /// `key=value` texts from --set, in order.
   public var assignments: [String] = []
+  /// `key=value` texts sent to a live run after it started (the preview's
+  /// page or its API), after --set, each with where it came from, which
+  /// its errors name instead of --set.
+  public var sentAssignments: [(origin: String, text: String)] = []
   public var language: String?
   public var seed: Int64?
   /// The integrator's settings folder (--settings-dir): its files replace

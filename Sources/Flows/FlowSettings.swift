@@ -73,11 +73,12 @@ public enum SettingsLayering {
         problems += error.diagnostics
       }
     }
-    let commandLine = SettingSource(layer: .commandLine, origin: "--set", line: nil)
-    for assignment in options.assignments {
+    let assignments =
+      options.assignments.map { (origin: "--set", text: $0) } + options.sentAssignments
+    for (origin, assignment) in assignments {
       do {
         let (key, value) = try SettingsBuilder.parseAssignment(assignment)
-        builder.assign(key, text: value, source: commandLine)
+        builder.assign(key, text: value, source: SettingSource(layer: .commandLine, origin: origin, line: nil))
       } catch {
         problems += error.diagnostics
       }

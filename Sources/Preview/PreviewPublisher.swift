@@ -292,6 +292,7 @@ struct LiveView {
       case "reload", "restart":
         reloadError = .null
         startOver()
+        return
       default: break
       }
     case "frames_dropped":
@@ -316,6 +317,8 @@ struct LiveView {
     statuses = []
     result = .null
     paused = false
+    frame = 0
+    t = 0
   }
 
   var status: String {

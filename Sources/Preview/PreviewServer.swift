@@ -76,8 +76,24 @@ public final class PreviewServer: @unchecked Sendable {
 
   // MARK: Routes
 
+  /// The controls a POST sends, by path.
+  static let plainControls: [(String, LiveControl)] = [
+    ("pause", .pause), ("resume", .resume), ("restart", .restart), ("close", .close),
+    ("best-shot", .command("best_shot")),
+  ]
+
+  /// Every path and the one method it takes, for the answers to the others.
+  static let methods: [String: String] = {
+    var methods = ["/": "GET", "/api/state": "GET", "/api/frame": "GET", "/api/frame.jpg": "GET"]
+    methods["/api/settings"] = "POST"
+    for (name, _) in plainControls { methods["/api/\(name)"] = "POST" }
+    return methods
+  }()
+
   private func makeRouter() -> Router<BasicRequestContext> {
     let router = Router()
+    // First, so that it also wraps the answer to a path no route takes.
+    router.add(middleware: UnroutedRequests())
     router.get("/") { request, _ in
       if let refusal = self.refusal(request, writes: false) { return refusal }
       return Self.response(.ok, Array(PreviewPage.html.utf8), type: "text/html; charset=utf-8")
@@ -124,11 +140,7 @@ public final class PreviewServer: @unchecked Sendable {
       else { return Self.problem(.notFound, "no image of that frame: ask /api/frame for the newest") }
       return Self.response(.ok, jpeg, type: "image/jpeg")
     }
-    let plainControls: [(String, LiveControl)] = [
-      ("pause", .pause), ("resume", .resume), ("restart", .restart), ("close", .close),
-      ("best-shot", .command("best_shot")),
-    ]
-    for (name, control) in plainControls {
+    for (name, control) in Self.plainControls {
       router.post("/api/\(name)") { request, _ in
         if let refusal = self.refusal(request, writes: true) { return refusal }
         return await self.send(control, request)
@@ -244,6 +256,30 @@ public final class PreviewServer: @unchecked Sendable {
 
   static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
     json(status, .object(JSONObject([("ok", .bool(false)), ("message", .string(message))])))
+  }
+}
+
+/// A request no route takes gets JSON too, as every answer of the API:
+/// 405 with `Allow` for a path that takes another method, 404 for a path
+/// there is not.
+struct UnroutedRequests: RouterMiddleware {
+  typealias Context = BasicRequestContext
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch let error as HTTPError where error.status == .notFound {
+      let path = request.uri.path
+      guard let method = PreviewServer.methods[path] else {
+        return PreviewServer.problem(.notFound, "there is no \(path) here: docs/preview.md lists the API")
+      }
+      var response = PreviewServer.problem(
+        .methodNotAllowed, "\(path) takes \(method), not \(request.method.rawValue)")
+      response.headers[.allow] = method
+      return response
+    }
   }
 }
 

@@ -87,7 +87,7 @@ public final class RunSession {
   /// the settings applied since.
   lazy var flowOptions = options.flow
   /// Settings sent while paused, applied on resume.
-  var pendingAssignments: [String] = []
+  var pendingAssignments: [(origin: String, text: String)] = []
   /// A close control arrived: a live run ends for good.
   public internal(set) var closeRequested = false
 

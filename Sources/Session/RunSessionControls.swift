@@ -51,14 +51,17 @@ extension RunSession {
       guard state == .paused else {
         return ControlReply(.refused, "settings change only while paused: pause first (POST /api/pause)")
       }
+      // Their errors name where they came from, not --set.
+      let origin = source == "page" ? "the preview page" : "POST /api/settings"
+      let sent = assignments.map { (origin: origin, text: $0) }
       var trial = flowOptions
-      trial.assignments += pendingAssignments + assignments
+      trial.sentAssignments += pendingAssignments + sent
       do {
         _ = try FlowLoader.load(trial, logger: logger)
       } catch {
         return ControlReply(.invalid, Self.text(of: error))
       }
-      pendingAssignments += assignments
+      pendingAssignments += sent
       var fields = sender
       fields["settings"] = .array(assignments.map { .string($0) })
       runner.control("settings", fields)
@@ -84,9 +87,9 @@ extension RunSession {
   /// run as it was, the settings still waiting.
   func startOver(action: String, _ fields: JSONObject, done: String) -> ControlReply {
     var changed = flowOptions
-    changed.assignments += pendingAssignments
+    changed.sentAssignments += pendingAssignments
     var event = fields
-    if !pendingAssignments.isEmpty { event["settings"] = .array(pendingAssignments.map { .string($0) }) }
+    if !pendingAssignments.isEmpty { event["settings"] = .array(pendingAssignments.map { .string($0.text) }) }
     do {
       try restart(with: changed, action: action, event)
     } catch {
@@ -95,7 +98,8 @@ extension RunSession {
     let applied = pendingAssignments
     flowOptions = changed
     pendingAssignments = []
-    return ControlReply(.done, applied.isEmpty ? done : done + " with " + applied.joined(separator: ", "))
+    return ControlReply(
+      .done, applied.isEmpty ? done : done + " with " + applied.map(\.text).joined(separator: ", "))
   }
 
   /// An error as `--set` or a run prints it: each problem at its place, with its advice.

@@ -13,6 +13,7 @@ struct PreviewTests {
   struct Answer {
     var status: Int
     var json: JSONValue
+    var allow: String?
   }
 
   /// One request, answered or not; a generous safety limit (not a timing check).
@@ -36,7 +37,8 @@ struct PreviewTests {
     done.wait()
     let status = (box.answer?.1 as? HTTPURLResponse)?.statusCode ?? 0
     let json = (try? JSONParser.parse(bytes: Array(box.answer?.0 ?? Data()))) ?? .null
-    return Answer(status: status, json: json)
+    let allow = (box.answer?.1 as? HTTPURLResponse)?.value(forHTTPHeaderField: "Allow")
+    return Answer(status: status, json: json, allow: allow)
   }
 
   /// The address `run --preview` printed.
@@ -104,20 +106,25 @@ struct PreviewTests {
     #expect(paused.status == 200, "\(paused.json)")
     #expect(paused.json["state"]?["paused"]?.boolValue == true, "\(paused.json)")
 
-    // A bad value gets the message --set gives.
+    // A bad value gets the message --set gives, naming where it came from.
     let bad = try Self.request("POST", base + "/api/settings", body: #"{"liveness.front_yaw": 99}"#)
     #expect(bad.status == 400, "\(bad.json)")
     let badMessage = bad.json["message"]?.stringValue ?? ""
+    #expect(badMessage.hasPrefix("POST /api/settings (key 'liveness.front_yaw'): "), "\(badMessage)")
+    #expect(!badMessage.contains("--set"), "\(badMessage)")
+    let fromPage = try Self.request(
+      "POST", base + "/api/settings", headers: ["X-Workbench-Source": "page"], body: #"{"liveness.front_yaw": 99}"#)
+    #expect(fromPage.json["message"]?.stringValue?.contains("(from the preview page)") == true, "\(fromPage.json)")
     let cli = try workbench(
       [
         "run", "examples/liveness.lua", "--input", "examples/traces/liveness-pass.jsonl", "--set",
         "liveness.front_yaw=99",
       ], folder: folder)
     #expect(cli.status == 2)
+    // The same rule, with --set for the place.
     let firstLine = String(badMessage.split(separator: "\n").first ?? "")
-    #expect(
-      !firstLine.isEmpty && cli.stderr.contains(firstLine.components(separatedBy: " (").first ?? "-"),
-      "\(badMessage) | \(cli.stderr)")
+    let rule = firstLine.components(separatedBy: "): ").dropFirst().first?.components(separatedBy: " (").first ?? "-"
+    #expect(!rule.isEmpty && cli.stderr.contains(rule), "\(badMessage) | \(cli.stderr)")
 
     let good = try Self.request("POST", base + "/api/settings", body: #"{"liveness.front_yaw": 20}"#)
     #expect(good.status == 200, "\(good.json)")
@@ -129,6 +136,13 @@ struct PreviewTests {
     #expect(site.status == 403, "\(site.json)")
     let rebound = try Self.request("GET", base + "/api/state", headers: ["Host": "attacker.example"])
     #expect(rebound.status == 403, "\(rebound.json)")
+
+    // Another method, another path: an answer in JSON all the same.
+    let method = try Self.request("GET", base + "/api/pause")
+    #expect(method.status == 405 && method.allow == "POST", "\(method)")
+    #expect(method.json["message"] == "/api/pause takes POST, not GET", "\(method)")
+    let missing = try Self.request("GET", base + "/api/nothing")
+    #expect(missing.status == 404 && missing.json["ok"] == false, "\(missing)")
 
     let resumed = try Self.request("POST", base + "/api/resume")
     #expect(resumed.status == 200, "\(resumed.json)")

@@ -25,6 +25,7 @@ import Testing
     view.apply(event("control", frame: 40, [("action", "restart"), ("source", "api")]))
     #expect(view.status == "running")
     #expect(view.runs == 2)
+    #expect(view.frame == 0, "the new run has had no frame yet")
     #expect(view.result == .null)
     #expect(view.statuses.isEmpty)
     #expect(view.steps.map(\.state) == ["waiting", "waiting"])
