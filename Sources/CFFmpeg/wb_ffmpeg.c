@@ -240,9 +240,12 @@ int wb_video_open(const char *path, int decode, int threads, wb_video **reader, 
     return WB_VIDEO_OK;
   }
   if (parameters->width <= 0 || parameters->height <= 0 || parameters->width > WB_VIDEO_MAXIMUM_SIDE ||
-      parameters->height > WB_VIDEO_MAXIMUM_SIDE) {
-    snprintf(message, message_size, "its video is %d×%d pixels; frames from 1 to %d pixels a side are read",
-             parameters->width, parameters->height, WB_VIDEO_MAXIMUM_SIDE);
+      parameters->height > WB_VIDEO_MAXIMUM_SIDE ||
+      (long)parameters->width * parameters->height > WB_VIDEO_MAXIMUM_PIXELS) {
+    snprintf(message, message_size,
+             "its video is %d×%d pixels, more than workbench reads (1 to %d pixels a side, at most %d pixels: "
+             "7680×4320)",
+             parameters->width, parameters->height, WB_VIDEO_MAXIMUM_SIDE, WB_VIDEO_MAXIMUM_PIXELS);
     wb_video_close(video);
     return WB_VIDEO_BAD_SIZE;
   }

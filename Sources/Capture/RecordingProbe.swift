@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Imaging
 import JSONCore
 
 /// How a recording's frames are spaced in time, measured from every frame's time.
@@ -58,6 +59,8 @@ public struct RecordingProbe: Sendable, Equatable {
   public var timing: String?
   public var firstTime: Double?
   public var lastTime: Double?
+  /// What works but `run` will not read all of: frames it skips, and why.
+  public var warnings: [String] = []
 
   /// "libavformat 59.27.100, libavcodec 59.37.100, libswscale 6.7.100".
   public static var ffmpegVersions: String { VideoFileReader.libraryVersions }
@@ -99,12 +102,18 @@ public struct RecordingProbe: Sendable, Equatable {
       probe.countFrames(of: source)
       probe.readable = probe.problem == nil && probe.frames > probe.damaged
       if probe.problem == nil, probe.frames == probe.damaged {
-        probe.problem = CaptureError(
-          .invalidRecording, source: path, "none of its \(probe.frames) frames can be read",
-          help: RecordingSource.supportedFormatsHelp)
+        probe.problem = RecordingProbe.noFrameRead(path: path, frames: probe.frames)
       }
     }
     return probe
+  }
+
+  /// A recording of which run reads no frame: the one message of probe and run.
+  public static func noFrameRead(path: String, frames: Int) -> CaptureError {
+    CaptureError(
+      .invalidRecording, source: path,
+      frames == 0 ? "it has no frames" : "none of its \(frames) frames can be read",
+      help: frames == 0 ? "check that the recording was written to its end" : RecordingSource.supportedFormatsHelp)
   }
 
   private mutating func decodesFirstFrame(of source: any FrameSource) -> Bool {
@@ -153,14 +162,34 @@ public struct RecordingProbe: Sendable, Equatable {
   /// Reads every frame (without decoding JPEGs) for their times.
   private mutating func countFrames(of source: any FrameSource) {
     var times: [Double] = firstTime.map { [$0] } ?? []
+    // A JPEG frame's header says what run will do with it: the same rule (FrameSize), no decoding.
+    let decoder = JPEGDecoder()
+    var oversized = 0
+    var sizeProblem: String?
     do {
       while let frame = try source.next() {
         frames += 1
-        if case .unreadable = frame.payload { damaged += 1 }
+        switch frame.payload {
+        case .unreadable: damaged += 1
+        case .jpeg(let bytes):
+          guard let header = try? decoder.readHeader(bytes) else {
+            damaged += 1
+            break
+          }
+          if let problem = FrameSize.problem(width: header.width, height: header.height) {
+            damaged += 1
+            oversized += 1
+            sizeProblem = sizeProblem ?? "the JPEG is " + problem
+          }
+        default: break
+        }
         times.append(frame.t)
       }
     } catch {
       problem = error
+    }
+    if let sizeProblem {
+      warnings.append("run skips \(oversized) of the \(frames) frames: \(sizeProblem)")
     }
     summarize(times)
   }
@@ -246,6 +275,7 @@ extension RecordingProbe {
           + intervals + ")")
     }
     if let timing { add("times", Self.timingText(timing)) }
+    for warning in warnings { add("warning", warning) }
     if let problem {
       lines.append("  problem     \(problem.message)")
       if let help = problem.help { lines.append("  help        \(help)") }
@@ -299,6 +329,7 @@ extension RecordingProbe {
     }
     object["frames"] = .integer(Int64(frames))
     object["damaged"] = .integer(Int64(damaged))
+    if !warnings.isEmpty { object["warnings"] = .array(warnings.map(JSONValue.string)) }
     if let duration { object["duration"] = Self.number(duration) }
     if let firstTime { object["first_t"] = Self.number(firstTime) }
     if let lastTime { object["last_t"] = Self.number(lastTime) }

@@ -61,7 +61,8 @@ public final class FlowRunner {
   public private(set) var startT: Double?
   public private(set) var lastT: Double = 0
   private var lastFrame: Int64 = 0
-  private var framesSeen: Int64 = 0
+  /// Frames the flow was given.
+  public private(set) var framesSeen: Int64 = 0
   private var stepsPassed = 0
   private var phase = Phase.notStarted
 

@@ -272,7 +272,7 @@ public enum FuzzTargets {
   ) { input, _ in
     guard let header = ImageHeader(input) else { return [] }
     if header.width < 0 || header.height < 0 { return ["a header of \(header.width)×\(header.height) was read"] }
-    let tooBig = header.pixelCount > ImageHeader.maximumPixelCount
+    let tooBig = !FrameSize.isRead(width: header.width, height: header.height)
     return tooBig == (header.sizeProblem != nil)
       ? [] : ["\(header.width)×\(header.height): the size problem is \(header.sizeProblem ?? "none")"]
   }

@@ -7,9 +7,8 @@ public struct ImageHeader: Sendable, Equatable {
   public var width: Int
   public var height: Int
 
-  /// The most pixels a still picture may have, as for video frames: 8K UHD
-  /// (7680×4320).
-  public static let maximumPixelCount = 7680 * 4320
+  /// The most pixels a still picture may have, as for video frames (FrameSize).
+  public static let maximumPixelCount = FrameSize.maximumPixelCount
 
   public init(format: String, width: Int, height: Int) {
     self.format = format
@@ -47,6 +46,7 @@ public struct ImageHeader: Sendable, Equatable {
   }
 
   /// Saturates: a PNG may declare 2³²−1 a side, whose product a 64-bit Int does not hold.
+  /// (FrameSize checks the sides first, so it never multiplies such sizes.)
   public var pixelCount: Int {
     let (product, overflow) = width.multipliedReportingOverflow(by: height)
     return overflow ? .max : product
@@ -54,9 +54,7 @@ public struct ImageHeader: Sendable, Equatable {
 
   /// Why the picture is refused before decoding, or nil when its size is one workbench reads.
   public var sizeProblem: String? {
-    guard pixelCount > Self.maximumPixelCount else { return nil }
-    return
-      "the \(format) is \(width)×\(height) pixels, more than the limit of \(Self.maximumPixelCount) (7680×4320)"
+    FrameSize.problem(width: width, height: height).map { "the \(format) is " + $0 }
   }
 
   private static func bigEndian(_ bytes: [UInt8], at offset: Int) -> Int {

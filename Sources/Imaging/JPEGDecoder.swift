@@ -106,6 +106,9 @@ public final class JPEGDecoder {
     }
     let header = try readHeader(bytes)
     let handle = try usableHandle()
+    if let problem = FrameSize.problem(width: header.width, height: header.height) {
+      throw ImagingError(.unsupported, "the JPEG is " + problem)
+    }
     guard header.width * header.height <= maximumPixelCount else {
       throw ImagingError(
         .unsupported,

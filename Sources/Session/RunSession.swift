@@ -221,7 +221,13 @@ public final class RunSession {
       return false
     }
     guard var frame = next else {
-      end(Interrupts.pending ? .interrupted(Interrupts.signalName) : .endOfInput)
+      if Interrupts.pending {
+        end(.interrupted(Interrupts.signalName))
+      } else if let empty = unreadRecording(runner) {
+        end(.inputFailed(empty))
+      } else {
+        end(.endOfInput)
+      }
       return false
     }
     pacer?.wait(until: frame.t)
@@ -507,6 +513,15 @@ public final class RunSession {
     } else {
       flow.identity = nil
     }
+  }
+
+  /// A recording that ended before the flow was given a frame (it has none,
+  /// or run skipped every one) is an input error, as `probe` says of it.
+  private func unreadRecording(_ runner: FlowRunner) -> WorkbenchError? {
+    guard runner.framesSeen == 0, case .file(let path) = options.input, !InputSpec.isTrace(path), let input,
+      !input.isLive
+    else { return nil }
+    return FrameSources.workbenchError(RecordingProbe.noFrameRead(path: path, frames: input.counters.skipped))
   }
 
   private func stepWhilePaused(_ input: any MeasurementInput) -> Bool {

@@ -25,7 +25,7 @@ enum {
   WB_VIDEO_DECODER_FAILED = 4,
   /* The file could not be opened or read (permissions, I/O). */
   WB_VIDEO_UNREADABLE = 5,
-  /* A frame size that is zero or larger than WB_VIDEO_MAXIMUM_SIDE. */
+  /* A frame size that is zero, larger than WB_VIDEO_MAXIMUM_SIDE or than WB_VIDEO_MAXIMUM_PIXELS. */
   WB_VIDEO_BAD_SIZE = 6,
   WB_VIDEO_NO_MEMORY = 7
 };
@@ -42,6 +42,9 @@ enum {
 
 /* The widest or tallest frame accepted, pixels. */
 #define WB_VIDEO_MAXIMUM_SIDE 8192
+/* The most pixels a frame may have (8K UHD, 7680×4320); Imaging's FrameSize
+ * states the same rule, and a test holds the two equal. */
+#define WB_VIDEO_MAXIMUM_PIXELS (7680 * 4320)
 
 typedef struct wb_video wb_video;
 
