@@ -20,13 +20,15 @@ public final class Gallery {
 
   /// The gallery at `location`: a SQLite file, or a postgres:// URL (the
   /// tables are made in that database when it has none; `create` is for files).
-  public static func open(_ location: String, create: Bool = true, threshold: Float = Gallery.defaultThreshold)
-    throws(GalleryError) -> Gallery
-  {
+  /// `readOnly` for the commands that only read (a read-only file is read).
+  public static func open(
+    _ location: String, create: Bool = true, readOnly: Bool = false, threshold: Float = Gallery.defaultThreshold
+  ) throws(GalleryError) -> Gallery {
     if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
       return Gallery(store: try PostgresGallery(url: location), threshold: threshold)
     }
-    return Gallery(store: try SQLiteGallery(path: location, create: create), threshold: threshold)
+    return Gallery(
+      store: try SQLiteGallery(path: location, create: create, readOnly: readOnly), threshold: threshold)
   }
 
   /// The result of comparing a face with a user's faces: the nearest one decides.

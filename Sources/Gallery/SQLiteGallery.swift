@@ -11,8 +11,10 @@ public final class SQLiteGallery: GalleryStore {
   let database: DatabaseQueue
 
   /// Opens the gallery at `path`, creating the file and its tables when
-  /// `create` is true and the file is not there.
-  public init(path: String, create: Bool = true) throws(GalleryError) {
+  /// `create` is true and the file is not there. `readOnly` is for the
+  /// commands that only read: they also read a gallery file no one may
+  /// write (mode 0444, or not writable by this user), which the others refuse.
+  public init(path: String, create: Bool = true, readOnly: Bool = false) throws(GalleryError) {
     location = path
     let exists = FileManager.default.fileExists(atPath: path)
     if !exists && !create {
@@ -20,21 +22,56 @@ public final class SQLiteGallery: GalleryStore {
         .unavailable, "\(path): there is no gallery here",
         help: "enroll someone or create a group to start one: workbench gallery --gallery \(path) group create NAME")
     }
+    let locked = exists && Self.isLocked(path)
+    if locked && !readOnly {
+      throw GalleryError(
+        .unavailable, "\(path): the gallery file is read-only, so it cannot be changed",
+        help: "make it writable to change it (chmod u+w); the commands that only read it work as it is")
+    }
     var configuration = Configuration()
-    configuration.journalMode = .wal
     // Other processes (kiosks, QA runners) may be writing: wait for them.
     configuration.busyMode = .timeout(10)
     configuration.foreignKeysEnabled = true
     do {
-      database = try DatabaseQueue(path: path, configuration: configuration)
-      try database.write { db in try Self.createTables(db) }
+      if readOnly {
+        configuration.readonly = true
+        // A file no one may write is opened immutable: SQLite then takes no
+        // lock and makes no -wal or -shm file beside it (which, made with
+        // the file's own mode, would be left behind read-only).
+        database = try DatabaseQueue(path: locked ? Self.immutableURI(path) : path, configuration: configuration)
+        try database.read { db in try Self.checkFormat(db) }
+      } else {
+        configuration.journalMode = .wal
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        try database.write { db in try Self.createTables(db) }
+      }
     } catch {
       throw Self.failure(error, path: path, doing: "open")
     }
   }
 
+  /// Whether the file at `path` may not be written: no write permission for
+  /// anyone (which holds for root too), or none for this user.
+  static func isLocked(_ path: String) -> Bool {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return false }
+    return status.st_mode & 0o222 == 0 || access(path, W_OK) != 0
+  }
+
+  /// `file:/absolute/path?immutable=1`, the path percent-encoded (SQLite reads URIs on Debian's build).
+  static func immutableURI(_ path: String) -> String {
+    let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "/-._~")
+    return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+  }
+
   private static func createTables(_ db: Database) throws {
     for statement in GallerySchema.statements(.sqlite) { try db.execute(sql: statement) }
+    try checkFormat(db)
+  }
+
+  private static func checkFormat(_ db: Database) throws {
     try GallerySchema.checkFormat(
       schema: try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'schema'"),
       descriptor: try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'descriptor'"))

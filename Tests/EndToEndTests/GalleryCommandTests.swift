@@ -146,6 +146,37 @@ import Testing
     }
   }
 
+  /// A gallery file no one may write (0444) is read by the commands that
+  /// only read, with no -wal or -shm file left beside it; the others say it
+  /// is read-only and change nothing.
+  @Test func aReadOnlyGalleryIsReadAndNotChanged() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    _ = try gallery(["group", "create", "staff"], folder)
+    _ = try gallery(["user", "add", "alice", "--group", "staff"], folder)
+    let path = folder.file("people.sqlite")
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path) }
+    for arguments in [["user", "list"], ["user", "show", "alice"], ["group", "list"]] {
+      let (outcome, answer) = try gallery(arguments, folder)
+      #expect(outcome.status == 0, "\(arguments): \(outcome)")
+      #expect(answer["error"] == nil, "\(arguments): \(answer)")
+    }
+    let (listed, users) = try gallery(["user", "list"], folder)
+    #expect(users["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["alice"], "\(listed)")
+    let (exported, _) = try gallery(["export", folder.file("backup.jsonl")], folder)
+    #expect(exported.status == 0, "\(exported)")
+    #expect(
+      folder.listing.filter { $0.hasPrefix("people.sqlite") } == ["people.sqlite"], "no -wal or -shm left beside it")
+    for arguments in [
+      ["user", "add", "bob"], ["group", "remove", "staff"], ["user", "edit", "alice", "--name", "A"],
+    ] {
+      let (outcome, answer) = try gallery(arguments, folder)
+      #expect(outcome.status == 5 && answer["error"] == "gallery_unavailable", "\(arguments): \(outcome)")
+      #expect(answer["message"]?.stringValue?.contains("the gallery file is read-only") == true, "\(answer)")
+    }
+  }
+
   @Test func argumentsItCannotTakeAreAJSONAnswerToo() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -61,23 +61,26 @@ struct GalleryOptions: ParsableArguments {
     }
   }
 
-  /// The gallery; `create` makes a new one where there is none.
-  func open(create: Bool) throws(GalleryFailure) -> Gallery {
+  /// The gallery; `create` makes a new one where there is none; `readOnly`
+  /// for the commands that only read it.
+  func open(create: Bool, readOnly: Bool = false) throws(GalleryFailure) -> Gallery {
     guard let location = gallery ?? ProcessInfo.processInfo.environment[Self.variable], !location.isEmpty else {
       throw GalleryFailure(
         .galleryUnavailable, "no gallery named",
         help: "give --gallery FILE (a SQLite file, made when missing) or set $\(Self.variable)")
     }
     do {
-      return try Gallery.open(location, create: create, threshold: threshold)
+      return try Gallery.open(location, create: create, readOnly: readOnly, threshold: threshold)
     } catch {
       throw GalleryFailure(error)
     }
   }
 
   /// The gallery with the photo reader (face estimator and recognizer).
-  func openForPhotos(needsGallery: Bool = true, create: Bool = false) throws(GalleryFailure) -> PhotoGallery {
-    let gallery = needsGallery ? try open(create: create) : nil
+  func openForPhotos(needsGallery: Bool = true, create: Bool = false, readOnly: Bool = false)
+    throws(GalleryFailure) -> PhotoGallery
+  {
+    let gallery = needsGallery ? try open(create: create, readOnly: readOnly) : nil
     do {
       let home = try WorkbenchHome.locate()
       let recognizer = try FaceRecognizer(models: FaceRecognitionModels.resolve(home: home.root))

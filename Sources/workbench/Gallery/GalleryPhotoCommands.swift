@@ -70,7 +70,8 @@ struct GalleryVerifyCommand: ParsableCommand {
 
   func run() throws {
     try galleryAnswer { () throws(GalleryFailure) in
-      let (answer, match) = try options.openForPhotos().verify(user: user, image: try requiredImage(image))
+      let (answer, match) = try options.openForPhotos(readOnly: true).verify(
+        user: user, image: try requiredImage(image))
       return (answer, match)
     }
   }
@@ -92,7 +93,7 @@ struct GalleryIdentifyCommand: ParsableCommand {
 
   func run() throws {
     try galleryAnswer { () throws(GalleryFailure) in
-      let (answer, match) = try options.openForPhotos().identify(
+      let (answer, match) = try options.openForPhotos(readOnly: true).identify(
         group: group, image: try requiredImage(image), top: top)
       return (answer, match)
     }

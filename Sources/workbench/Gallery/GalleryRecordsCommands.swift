@@ -46,7 +46,7 @@ struct GalleryGroupCommand: ParsableCommand {
 
     func run() throws {
       try galleryAnswer { () throws(GalleryFailure) in
-        let store = try options.open(create: false).store
+        let store = try options.open(create: false, readOnly: true).store
         let groups = try GalleryFailure.run { () throws(GalleryError) in try store.groups() }
         return (JSONObject([("groups", .array(groups.map(GalleryJSON.group)))]), nil)
       }
@@ -132,7 +132,7 @@ struct GalleryUserCommand: ParsableCommand {
 
     func run() throws {
       try galleryAnswer { () throws(GalleryFailure) in
-        let store = try options.open(create: false).store
+        let store = try options.open(create: false, readOnly: true).store
         let users = try GalleryFailure.run { () throws(GalleryError) in try store.users(inGroup: group) }
         return (JSONObject([("users", .array(users.map { GalleryJSON.user($0) }))]), nil)
       }
@@ -146,7 +146,7 @@ struct GalleryUserCommand: ParsableCommand {
 
     func run() throws {
       try galleryAnswer { () throws(GalleryFailure) in
-        let store = try options.open(create: false).store
+        let store = try options.open(create: false, readOnly: true).store
         let shown = try GalleryFailure.run { () throws(GalleryError) in
           GalleryJSON.user(try store.user(id), faces: try store.faces(ofUser: id))
         }
@@ -166,7 +166,7 @@ struct GalleryExportCommand: ParsableCommand {
 
   func run() throws {
     try galleryAnswer { () throws(GalleryFailure) in
-      let store = try options.open(create: false).store
+      let store = try options.open(create: false, readOnly: true).store
       let lines = try GalleryFailure.run { () throws(GalleryError) in try GalleryTransfer.export(store) }
       do throws(AtomicFileError) {
         // A reader never sees a half-written export.
