@@ -283,7 +283,7 @@ let package = Package(
       name: "FuzzTargets",
       dependencies: [
         "Capture", "Diagnostics", "Imaging", "JSONCore", "LicenseActivation", "Licensing", "Measurements", "Messages",
-        "Scenarios", "RunComposition", "Settings", "Randomness",
+        "Scenarios", "RunComposition", "Settings", "Randomness", "FaceScenes",
       ]),
     // libFuzzer's entry points when built by scripts/fuzz; otherwise a tool to list, seed and replay.
     .executableTarget(name: "workbench-fuzz", dependencies: ["FuzzTargets"]),

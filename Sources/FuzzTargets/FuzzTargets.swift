@@ -1,5 +1,6 @@
 import Capture
 import Diagnostics
+import FaceScenes
 import Foundation
 import Imaging
 import JSONCore
@@ -17,7 +18,7 @@ import Settings
 public enum FuzzTargets {
   public static let all: [FuzzTarget] = [
     json, trace, settings, messages, licenseConf, licensePlist, licenseDat, activationRequest, activationAnswer,
-    avi, mjpeg, y4m, video, timestamps, jpeg, photoHeader, scenario,
+    avi, mjpeg, y4m, video, timestamps, jpeg, photoHeader, faceSchedule, scenario,
   ]
 
   public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -275,6 +276,23 @@ public enum FuzzTargets {
     let tooBig = !FrameSize.isRead(width: header.width, height: header.height)
     return tooBig == (header.sizeProblem != nil)
       ? [] : ["\(header.width)×\(header.height): the size problem is \(header.sizeProblem ?? "none")"]
+  }
+
+  // MARK: - Face schedules
+
+  static let faceSchedule = FuzzTarget(
+    "face-schedule", "face scene schedules: keyframes and blinks (FaceSchedule, workbench synth face)",
+    seeds: ["examples/synth", "examples/eval"], seedExtensions: [".json"],
+    dictionary: "scripts/fuzz-dictionaries/json.dict", fileName: "schedule.json"
+  ) { input, file in
+    do throws(WorkbenchError) {
+      let schedule = try FaceSchedule.parse(String(decoding: input, as: UTF8.self), file: file)
+      let counts = [schedule.keyframes.count, schedule.blinks.count]
+      return counts.allSatisfy { $0 <= FaceSchedule.maximumCount }
+        ? [] : ["a schedule of \(counts) keyframes and blinks was taken, above \(FaceSchedule.maximumCount)"]
+    } catch {
+      return ErrorRules.namesTheInput(error.summary, file, "the schedule error")
+    }
   }
 
   // MARK: - Scenarios

@@ -13,7 +13,8 @@ import Testing
   @Test func everyParserTheHardeningListsHasATarget() {
     let expected: Set = [
       "json", "trace", "settings", "messages", "license-conf", "license-plist", "license-dat", "activation-request",
-      "activation-answer", "avi", "mjpeg", "y4m", "video", "timestamps", "jpeg", "photo-header", "scenario",
+      "activation-answer", "avi", "mjpeg", "y4m", "video", "timestamps", "jpeg", "photo-header", "face-schedule",
+      "scenario",
     ]
     #expect(Set(Self.names) == expected)
     for target in FuzzTargets.all {
