@@ -87,4 +87,8 @@ void wb_json_push(lua_State *L, int first, int count, int as_array);
 /* wb_vm.c */
 wb_vm *wb_vm_from_state(lua_State *L);
 
+/* luaL_loadbufferx(L, source, length, name, "t"), from bytecode compiled
+ * before in this process when the same name and source come again. */
+int wb_load_text_chunk(lua_State *L, const char *source, size_t length, const char *name);
+
 #endif

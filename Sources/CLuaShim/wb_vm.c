@@ -402,7 +402,7 @@ static int sandboxed_require(lua_State *L) {
         continue;
       }
       lua_pushfstring(L, "@%s", chunk); /* 3 */
-      int status = luaL_loadbufferx(L, source, length, lua_tostring(L, 3), "t");
+      int status = wb_load_text_chunk(L, source, length, lua_tostring(L, 3));
       free(source);
       /* Before a load error is raised: a module that does not load is watched all the same. */
       note_required_file(L, path);
@@ -716,7 +716,7 @@ wb_status wb_vm_run_file(wb_vm *vm, const char *path, const char *chunk_name) {
   snprintf(name, sizeof name, "@%s", chunk_name);
   vm->running = 1;
   /* Keep the shebang's newline so that line numbers stay right. */
-  int load = luaL_loadbufferx(vm->L, source + skip, length - skip, name, "t");
+  int load = wb_load_text_chunk(vm->L, source + skip, length - skip, name);
   vm->running = 0;
   free(source);
   if (load != LUA_OK) return load_failed(vm, load);

@@ -95,7 +95,6 @@ public enum Evaluation {
       score: options.score.map { .measurement($0) } ?? (points.declaresScore ? .flow : nil),
       noResponseReasons: Set(options.noResponseReasons), licenseCheck: options.licenseCheck, estimators: estimators,
       logger: logger)
-    evaluator.sharesReading = points.all.count > 1
     if options.keepEvents { evaluator.keptSessions = options.outFolder }
     if !options.resume && options.worker == nil {
       // The pages of an earlier run are not this one's.

@@ -2,6 +2,7 @@ import Crypto
 import Diagnostics
 import FileSystem
 import Foundation
+import Measurements
 
 /// Measurements kept by what they were measured from: a trace per key,
 /// where the key is the input's bytes, what the estimators were asked to
@@ -31,7 +32,7 @@ public final class MeasurementCache {
     var hash = SHA256()
     hash.update(data: Data(try digest(of: inputPath).utf8))
     for line in recipe { hash.update(data: Data(("\n" + line).utf8)) }
-    return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    return MeasurementCache.hex(hash.finalize())
   }
 
   /// Where the entry of `key` is (whether or not it exists yet).
@@ -61,6 +62,44 @@ public final class MeasurementCache {
     }
   }
 
+  /// The trace at `path` (an entry's, or one a corpus names), read for
+  /// replaying: from the binary form kept beside an entry, made from the
+  /// trace the first time. Nil for a trace too large to hold whole or one
+  /// that cannot be read (the run reads its file and says why).
+  public func replayableTrace(_ path: String) -> ReadTrace? {
+    guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
+      size <= MeasurementCache.replayableTraceLimit
+    else { return nil }
+    let isEntry = path.hasPrefix(folder + "/") && path.hasSuffix(".jsonl")
+    let binary = String(path.dropLast(".jsonl".count)) + ".replay"
+    if isEntry, let data = FileManager.default.contents(atPath: binary),
+      let read = ReadTrace(path: path, encoded: [UInt8](data))
+    {
+      return read
+    }
+    guard let read = try? ReadTrace(path: path) else { return nil }
+    if isEntry, let bytes = read.encoded() {
+      // A cache that cannot be written still replays: the binary form only saves time.
+      try? AtomicFile.write(bytes, to: binary)
+    }
+    return read
+  }
+
+  /// Lowercase hexadecimal, without String(format:), which cost more than
+  /// the hashing for the short inputs of a corpus of schedules.
+  static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// Traces above this size are read from their file as the run goes.
+  static let replayableTraceLimit = 64 << 20
+
   /// SHA-256 of the input's bytes; of every file's name and bytes, in
   /// order, for a folder of frames.
   private func digest(of path: String) throws(WorkbenchError) -> String {
@@ -85,7 +124,7 @@ public final class MeasurementCache {
       defer { try? handle.close() }
       while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
     }
-    let text = hash.finalize().map { String(format: "%02x", $0) }.joined()
+    let text = MeasurementCache.hex(hash.finalize())
     digests[identity] = text
     return text
   }

@@ -43,12 +43,10 @@ final class SessionEvaluator {
   /// of its own under this one.
   var keptSessions: String?
 
-  /// With several settings points, a trace is parsed once and every point
-  /// replays the lines read (the last trace read is kept).
-  var sharesReading = false
+  /// A trace is read once into its replayable form (kept in the cache for
+  /// the next evaluation) and every settings point replays it (the last
+  /// trace read is kept).
   private var lastRead: ReadTrace?
-  /// Traces above this size are read from their file at every point.
-  static let sharedReadLimit = 64 << 20
 
   /// Sessions measured now, and kept measurements replayed: for run.json.
   private(set) var counts = CacheCounts()
@@ -59,11 +57,18 @@ final class SessionEvaluator {
     licenseCheck: (@Sendable ([String]) throws(WorkbenchError) -> Void)?, estimators: any EstimatorProvider,
     logger: Logger
   ) {
+    var flow = flow
+    // Every session loads the flow with the same settings and message files.
+    flow.files = FlowFiles.readOnce(flow)
     self.flow = flow
     self.cache = cache
     self.score = score
     self.noResponseReasons = noResponseReasons
-    self.licenseCheck = licenseCheck
+    if let licenseCheck {
+      self.licenseCheck = LicenseMemo.remembering(licenseCheck)
+    } else {
+      self.licenseCheck = nil
+    }
     self.estimators = estimators
     self.logger = logger
   }
@@ -150,7 +155,7 @@ final class SessionEvaluator {
     if let measuringTo {
       options.traceOutPath = measuringTo.scratch
       options.traceToEndOfInput = true
-    } else if sharesReading {
+    } else if InputSpec.isTrace(input) {
       options.readTrace = readOnce(input)
     }
     var extras: RunExtras?
@@ -213,11 +218,7 @@ final class SessionEvaluator {
   /// then reads the file and reports its error).
   private func readOnce(_ path: String) -> ReadTrace? {
     if let lastRead, lastRead.path == path { return lastRead }
-    lastRead = nil
-    guard InputSpec.isTrace(path), let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
-      size <= Self.sharedReadLimit
-    else { return nil }
-    lastRead = try? ReadTrace(path: path)
+    lastRead = cache.replayableTrace(path)
     return lastRead
   }
 

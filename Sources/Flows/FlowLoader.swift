@@ -24,6 +24,9 @@ public struct FlowOptions: Sendable {
   /// The settings a flow may set besides its own: the engine's, and those
   /// of the estimators a run has.
   public var settingDeclarations: [SettingDeclaration]
+  /// The settings and message files, read before for many runs of this
+  /// flow (an evaluation's sessions); nil: each load reads them.
+  public var files: FlowFiles?
 
   public init(flowPath: String, settingDeclarations: [SettingDeclaration] = FlowSettings.engine) {
     self.flowPath = flowPath
@@ -157,8 +160,18 @@ public struct FlowDescription: Sendable {
 
   /// "file:line: " as Lua's error positions give it.
   public static func location(_ position: String) -> SourceLocation? {
-    guard let match = position.firstMatch(of: /^(.+):(\d+): ?$/) else { return nil }
-    return SourceLocation(file: String(match.output.1), line: Int(match.output.2))
+    // By hand, not with a Regex: a Regex literal is parsed again at every
+    // use, and this runs for every step of every session an evaluation loads.
+    var text = Substring(position)
+    if text.hasSuffix(" ") { text = text.dropLast() }
+    guard text.hasSuffix(":") else { return nil }
+    text = text.dropLast()
+    let digits = text.reversed().prefix { $0.isASCII && $0.isNumber }
+    let file = text.dropLast(digits.count)
+    guard !digits.isEmpty, file.count > 1, file.hasSuffix(":"), let line = Int(String(digits.reversed())) else {
+      return nil
+    }
+    return SourceLocation(file: String(file.dropLast()), line: line)
   }
 
   /// Every message key the flow declares it may show.
@@ -166,6 +179,52 @@ public struct FlowDescription: Sendable {
     var keys = messages
     for step in steps { keys += step.hints }
     return keys
+  }
+}
+
+/// What loading a flow reads besides the flow and the modules it requires:
+/// the settings files below the command line's, and the message catalogs.
+/// Read once for an evaluation's sessions, they are also the same for all
+/// of them.
+public struct FlowFiles: Sendable {
+  let settings: SettingsBuilder
+  let catalogs: MessageCatalogs
+
+  /// Reads them as a load of `options` would; nil, with the problems, when
+  /// one cannot be read.
+  public static func read(_ options: FlowOptions, home: WorkbenchHome, problems: inout [Diagnostic]) -> FlowFiles? {
+    let settingsFolder: SettingsFolder
+    let settings: SettingsBuilder
+    var found: [Diagnostic] = []
+    do {
+      settingsFolder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
+      settings = try SettingsLayering.fileLayers(options, folder: settingsFolder, problems: &found)
+    } catch {
+      problems += found + error.diagnostics
+      return nil
+    }
+    let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
+    var catalogs = MessageCatalogs()
+    do {
+      for (path, language) in try settingsFolder.messageCatalogFiles() {
+        try catalogs.add(file: path, language: language)
+      }
+      try catalogs.add(directory: WorkbenchHome.display(flowDirectory + "/messages"))
+    } catch {
+      problems += found + error.diagnostics
+      return nil
+    }
+    problems += found
+    return FlowFiles(settings: settings, catalogs: catalogs)
+  }
+
+  /// Reads them once for many loads of `options`; nil when a load would
+  /// find a problem in them (each load then reports it).
+  public static func readOnce(_ options: FlowOptions) -> FlowFiles? {
+    guard let home = try? WorkbenchHome.locate() else { return nil }
+    var problems: [Diagnostic] = []
+    let files = read(options, home: home, problems: &problems)
+    return problems.isEmpty ? files : nil
   }
 }
 
@@ -274,27 +333,17 @@ public enum FlowLoader {
       return nil
     }
 
-    let builder: SettingsBuilder
-    let settingsFolder: SettingsFolder
-    do {
-      settingsFolder = try SettingsFolder.make(home: home, settingsDirectory: options.settingsDirectory)
-      builder = try SettingsLayering.builder(options, folder: settingsFolder, problems: &problems)
-    } catch {
-      problems += error.diagnostics
-      return nil
+    let files: FlowFiles
+    if let read = options.files {
+      files = read
+    } else {
+      guard let read = FlowFiles.read(options, home: home, problems: &problems) else { return nil }
+      files = read
     }
-
+    var builder = files.settings
+    SettingsLayering.commandLineLayers(options, into: &builder, problems: &problems)
+    let catalogs = files.catalogs
     let flowDirectory = URL(fileURLWithPath: options.flowPath).deletingLastPathComponent().path
-    var catalogs = MessageCatalogs()
-    do {
-      for (path, language) in try settingsFolder.messageCatalogFiles() {
-        try catalogs.add(file: path, language: language)
-      }
-      try catalogs.add(directory: WorkbenchHome.display(flowDirectory + "/messages"))
-    } catch {
-      problems += error.diagnostics
-      return nil
-    }
 
     let host = FlowHost(settingsBuilder: builder, catalogs: catalogs, flowDisplayPath: displayPath, logger: logger)
     let vm: LuaVM

@@ -62,6 +62,16 @@ public enum SettingsLayering {
   public static func builder(_ options: FlowOptions, folder: SettingsFolder, problems: inout [Diagnostic])
     throws(WorkbenchError) -> SettingsBuilder
   {
+    var builder = try fileLayers(options, folder: folder, problems: &problems)
+    commandLineLayers(options, into: &builder, problems: &problems)
+    return builder
+  }
+
+  /// The layers read from files: declarations and defaults, settings.json
+  /// and the --config files.
+  static func fileLayers(_ options: FlowOptions, folder: SettingsFolder, problems: inout [Diagnostic])
+    throws(WorkbenchError) -> SettingsBuilder
+  {
     var builder = try SettingsBuilder(declarations: options.settingDeclarations)
     if let settingsFile = try folder.checkedJSONFile("settings.json") {
       try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
@@ -73,6 +83,13 @@ public enum SettingsLayering {
         problems += error.diagnostics
       }
     }
+    return builder
+  }
+
+  /// The layers of the command line (and of what a live run was sent): --set, --lang and --seed.
+  static func commandLineLayers(
+    _ options: FlowOptions, into builder: inout SettingsBuilder, problems: inout [Diagnostic]
+  ) {
     let assignments =
       options.assignments.map { (origin: "--set", text: $0) } + options.sentAssignments
     for (origin, assignment) in assignments {
@@ -91,6 +108,5 @@ public enum SettingsLayering {
       builder.assign(
         "flow.seed", .integer(seed), source: SettingSource(layer: .commandLine, origin: "--seed", line: nil))
     }
-    return builder
   }
 }

@@ -16,15 +16,19 @@ public struct TraceReader {
   /// The header line's object, if the trace has one.
   public private(set) var header: JSONObject?
 
-  /// Where the lines come from: the file as it is read, or lines read
+  /// Where the frames come from: the file as it is read, or a trace read
   /// before (``ReadTrace``), which many runs replay without parsing again.
   private let lines: LineReader?
   private let read: ReadTrace?
   private var readPosition = 0
-  private var lineNumber: Int {
+  /// The schema node of each of the read trace's nodes, -1 until a frame
+  /// replayed has it; `mapsToItself` while every node has its own number.
+  private var nodeMap: [Int] = []
+  private var mapsToItself = true
+  var lineNumber: Int {
     if let lines { return lines.lineNumber }
     guard let read, readPosition > 0 else { return 0 }
-    return read.lineNumbers[readPosition - 1]
+    return read.lineNumbers[min(readPosition, read.lineNumbers.count) - 1]
   }
   private var frameCount: Int64 = 0
   private var previousT: Double?
@@ -49,6 +53,8 @@ public struct TraceReader {
     self.schema = schema
     lines = nil
     read = trace
+    header = trace.header
+    nodeMap = Array(repeating: -1, count: trace.nodes.count)
   }
 
   static func lineReader(_ path: String, interrupted: @escaping () -> Bool = { false }) throws(WorkbenchError)
@@ -69,6 +75,7 @@ public struct TraceReader {
 
   /// The next frame, or nil at the end of the trace.
   public mutating func next() throws(WorkbenchError) -> MeasurementFrame? {
+    if let read { return try replay(read) }
     while let object = try nextObject() {
       if let version = object["workbench_trace"] {
         guard lineNumber == 1 || header == nil && frameCount == 0 else {
@@ -89,16 +96,45 @@ public struct TraceReader {
 
   /// The next line's object, nil at the end.
   private mutating func nextObject() throws(WorkbenchError) -> JSONObject? {
-    if let lines {
-      while let line = try lines.next() {
-        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-        return try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
+    guard let lines else { return nil }
+    while let line = try lines.next() {
+      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+      return try JSONFile.record(line, file: path, line: lineNumber, help: TraceReader.formatHelp)
+    }
+    return nil
+  }
+
+  /// The read trace's next frame in this run's schema: its nodes are added
+  /// to the schema in the order the file's reading added them, so a replay
+  /// and a reading of the file give the same schema and the same frames.
+  private mutating func replay(_ read: ReadTrace) throws(WorkbenchError) -> MeasurementFrame? {
+    guard readPosition < read.frames.count else {
+      if let ending = read.ending {
+        readPosition = read.frames.count + 1
+        throw ending
       }
       return nil
     }
-    guard let read, readPosition < read.objects.count else { return nil }
+    var frame = read.frames[readPosition]
     readPosition += 1
-    return read.objects[readPosition - 1]
+    for (node, value) in frame.values.enumerated() where nodeMap[node] < 0 {
+      if case .absent = value { continue }
+      let local = read.nodes[node]
+      switch schema.node(parent: local.parent < 0 ? -1 : nodeMap[local.parent], key: local.key, isTable: local.isTable)
+      {
+      case .success(let id):
+        nodeMap[node] = id
+        if id != node { mapsToItself = false }
+      case .failure(let error): throw problem(error.description)
+      }
+    }
+    if mapsToItself { return frame }
+    var values = [MeasurementValue](repeating: .absent, count: schema.count)
+    for (node, value) in frame.values.enumerated() where nodeMap[node] >= 0 {
+      values[nodeMap[node]] = value
+    }
+    frame.values = values
+    return frame
   }
 
   private func problem(_ message: String) -> WorkbenchError {
@@ -166,33 +202,4 @@ public struct TraceReader {
       }
     }
   }
-}
-
-/// A whole trace file's lines, parsed once, for runs that replay the same
-/// trace many times (an evaluation's settings points): each run still
-/// checks and converts every frame into its own schema, as from the file.
-public final class ReadTrace: Sendable {
-  public let path: String
-  let objects: [JSONObject]
-  let lineNumbers: [Int]
-
-  /// Reads the trace at `path`; throws as a run reading it would, at the line.
-  public init(path: String) throws(WorkbenchError) {
-    self.path = path
-    let lines = try TraceReader.lineReader(path)
-    var objects: [JSONObject] = []
-    var numbers: [Int] = []
-    while let line = try lines.next() {
-      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-      objects.append(
-        try JSONFile.record(line, file: path, line: lines.lineNumber, help: TraceReader.formatHelp))
-      numbers.append(lines.lineNumber)
-    }
-    lines.close()
-    self.objects = objects
-    lineNumbers = numbers
-  }
-
-  /// Frames in it (the header line not counted).
-  public var count: Int { objects.count }
 }

@@ -153,7 +153,8 @@ public struct SettingsBuilder: Sendable {
         declaration: declared.declaration, value: declared.declaration.defaultValue, source: defaultSource)
     }
     var problems = recordedProblems
-    let knownKeys = declarations.keys.sorted()
+    // Sorted only for a "did you mean": resolving runs at every wb.settings of every load.
+    var knownKeys: [String] { declarations.keys.sorted() }
     let ordered = assignments.sorted {
       ($0.source.layer.rawValue, $0.sequence) < ($1.source.layer.rawValue, $1.sequence)
     }

@@ -145,6 +145,34 @@ struct HostAndRequireTests {
     #expect(error.message.hasPrefix("flows/broken.lua:1:"))
   }
 
+  @Test("a file compiled before is compiled anew when its text changes, and keeps its lines")
+  func compiledChunksFollowTheirText() throws {
+    let folder = try temporaryFolder()
+    let flow = folder + "/flow.lua"
+    let module = folder + "/helper.lua"
+    func run() throws -> (value: JSONValue?, error: ScriptError?) {
+      let host = RecordingHost()
+      let vm = try makeVM(host: host, extraRoot: folder)
+      do {
+        try vm.runFile(path: flow, chunkName: "flows/flow.lua")
+      } catch {
+        return (nil, error)
+      }
+      return (host.calls.first?.1.last, nil)
+    }
+    try "require('wb.native').event('v', require('helper').value)".write(
+      toFile: flow, atomically: true, encoding: .utf8)
+    for value in [1, 2, 2] {
+      try "return { value = \(value) }".write(toFile: module, atomically: true, encoding: .utf8)
+      #expect(try run().value == .integer(Int64(value)))
+    }
+    for _ in 0..<2 {
+      try "local x = 1\n\nerror('third line')".write(toFile: flow, atomically: true, encoding: .utf8)
+      let error = try #require(try run().error)
+      #expect(error.message.hasPrefix("flows/flow.lua:3: third line"), "\(error.message)")
+    }
+  }
+
   @Test("a flow file that cannot be read is reported as such")
   func unreadableFile() throws {
     let vm = try makeVM()
