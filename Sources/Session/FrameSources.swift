@@ -1,5 +1,7 @@
 import Capture
 import Diagnostics
+import Foundation
+import Settings
 
 /// Opens the frame source the user named: a recording, or a camera.
 public enum FrameSources {
@@ -19,6 +21,30 @@ public enum FrameSources {
     } catch {
       throw FrameInput.workbenchError(error)
     }
+  }
+
+  /// What to tell a user who gave `--fps` for an input that gives its frames'
+  /// times itself, which the rate then does not change; nil when the rate is used.
+  public static func unusedRate(_ fps: Double?, path: String, timing: String?, stated: Double?) -> String? {
+    guard let fps, timing != "fps" else { return nil }
+    let rate = fps.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))
+    let reason: String
+    switch timing {
+    case "container":
+      reason = "it is a video file and its frames' own timestamps are used"
+    case "sidecar":
+      reason = "the timestamps sidecar beside it gives the frames' times"
+    case "header":
+      let statedRate = stated.map { " (\($0.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))) fps)" }
+      reason = "its header states its rate\(statedRate ?? ""), which is used"
+    case "trace":
+      reason = "it is a measurement trace and its frames carry their own times ('t')"
+    default:
+      return nil
+    }
+    return
+      "--fps \(rate) is not used for \(WorkbenchHome.display(path)): \(reason); "
+      + "to read frames at another rate, give a timestamps sidecar (docs/inputs.md)"
   }
 
   /// A source's error as the error a command reports (exit code 4, the file named).

@@ -457,6 +457,9 @@ public final class RunSession {
     var opened: any MeasurementInput
     if case .file(let path) = options.input, InputSpec.isTrace(path) {
       opened = try TraceInput(path: path, schema: schema, read: options.readTrace)
+      if let warning = FrameSources.unusedRate(options.recordingFPS, path: path, timing: "trace", stated: nil) {
+        logger.warning("\(warning)")
+      }
     } else {
       let pipeline: FramePipeline
       do {
@@ -484,6 +487,12 @@ public final class RunSession {
 
   private func openFrameInput(_ pipeline: FramePipeline) throws(WorkbenchError) -> FrameInput {
     var (source, live) = try openFrames(options.input, options.recordingFPS)
+    if case .file(let path) = options.input,
+      let warning = FrameSources.unusedRate(
+        options.recordingFPS, path: path, timing: source.info.details["timing"], stated: source.info.fps)
+    {
+      logger.warning("\(warning)")
+    }
     for wrap in frameSourceWrappers { source = wrap(source) }
     pipeline.focalLength = RunAssembly.focalLength(of: source.info)
     let frames = FrameInput(source: source, pipeline: pipeline, live: live)

@@ -183,8 +183,9 @@ struct AnalyticsTraceTests {
   @Test("every code of the bundled mapping is Uqudo's, or an addition docs/analytics.md lists with its reason")
   func codesAreUqudosOrDocumented() throws {
     let uqudo = Set(UqudoStatusCodes.all)
-    #expect(uqudo.count == UqudoStatusCodes.all.count && uqudo.count == 51)
+    #expect(uqudo.count == UqudoStatusCodes.all.count && uqudo.count == 52)
     #expect(UqudoStatusCodes.unthrottled.isSubset(of: uqudo))
+    #expect(uqudo.contains("FACE_MULTIPLE_FACES_DETECTED"), "Uqudo lists it among its face codes")
     let additions = try documentedAdditions()
     #expect(!additions.isEmpty)
     for (code, reason) in additions {

@@ -186,3 +186,36 @@ private let missingCamera = "/dev/video9"
     #expect(end["error"]?.stringValue?.contains(input) == true)
   }
 }
+
+/// `--fps` with an input that gives its frames' times itself is not used,
+/// and the run says so instead of ignoring it in silence.
+@Suite struct UnusedRateTests {
+  func warning(_ input: String, folder: TemporaryFolder) throws -> String? {
+    let outcome = try workbench(
+      ["run", imageQualityFlow, "--input", input, "--fps", "10", "--quiet"], folder: folder)
+    #expect(outcome.status <= 1, "\(outcome)")
+    return outcome.stderr.split(separator: "\n").first { $0.contains("--fps 10 is not used") }.map(String.init)
+  }
+
+  @Test func aRateTheInputGivesItselfIsKeptAndTheRunSaysSo() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let bundled = "examples/recordings/face-blink.avi"
+    #expect(try warning(bundled, folder: folder)?.contains("the timestamps sidecar beside it") == true)
+    let bare = folder.file("bare.avi")
+    try FileManager.default.copyItem(atPath: packageRootPath + "/" + bundled, toPath: bare)
+    #expect(try warning(bare, folder: folder)?.contains("its header states its rate (30 fps)") == true)
+    let trace = try folder.write("t.jsonl", "{\"t\":0,\"quality\":{\"blur\":0.9}}\n")
+    #expect(try warning(trace, folder: folder)?.contains("measurement trace") == true)
+    // A folder of JPEG files has no rate of its own: --fps is its rate, and nothing is said.
+    #expect(try warning(try RecordingBuilder.jpegFolder(in: folder, count: 3), folder: folder) == nil)
+  }
+
+  @Test(.enabled(if: VideoClips.available, Comment(rawValue: VideoClips.skipReason)))
+  func aVideoFileKeepsItsTimestamps() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let line = try #require(try warning(try VideoClips.path(.h264), folder: folder))
+    #expect(line.contains("video file") && line.contains("own timestamps"), "\(line)")
+  }
+}
