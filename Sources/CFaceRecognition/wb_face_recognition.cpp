@@ -5,6 +5,8 @@
 #include <dlib/image_transforms.h>
 #include <dlib/image_io.h>
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -109,6 +111,20 @@ extern "C" wb_face_recognizer *wb_face_recognizer_open(
 }
 
 extern "C" void wb_face_recognizer_close(wb_face_recognizer *recognizer) { delete recognizer; }
+
+// Looked up at run time: dlib links the system's BLAS, which Debian's
+// alternatives may make OpenBLAS or the reference BLAS (no threads at all).
+extern "C" int wb_blas_set_threads(int threads) {
+  auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set == nullptr) return 0;
+  set(threads);
+  return 1;
+}
+
+extern "C" int wb_blas_threads(void) {
+  auto get = reinterpret_cast<int (*)(void)>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return get == nullptr ? -1 : get();
+}
 
 static bool valid(const wb_rgb_image &image) {
   return image.pixels != nullptr && image.width > 0 && image.height > 0 && image.stride >= image.width * 3;

@@ -16,16 +16,19 @@ public final class FaceDescriptorEstimator: Estimator {
   public let descriptor: EstimatorDescriptor
   public let models: FaceRecognitionModels
   public let alignment: FaceAlignment
+  /// face.blas_threads.
+  public let blasThreads: Int
   private let face: FaceEstimator
   private let logger: Logger
   private var recognizer: FaceRecognizer?
   private var stills: StillFaces?
 
   public init(
-    face: FaceEstimator, models: FaceRecognitionModels, alignment: FaceAlignment = .mesh,
+    face: FaceEstimator, models: FaceRecognitionModels, alignment: FaceAlignment = .mesh, blasThreads: Int = 1,
     logger: Logger = Logger(label: "workbench.face")
   ) {
     self.face = face
+    self.blasThreads = blasThreads
     self.models = models
     self.alignment = alignment
     self.logger = logger
@@ -91,7 +94,7 @@ public final class FaceDescriptorEstimator: Estimator {
 
   private func loadedRecognizer() throws(FaceRecognitionError) -> FaceRecognizer {
     if let recognizer { return recognizer }
-    let loaded = try FaceRecognizer(models: models)
+    let loaded = try FaceRecognizer(models: models, blasThreads: blasThreads)
     recognizer = loaded
     return loaded
   }

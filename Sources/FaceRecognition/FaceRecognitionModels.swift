@@ -31,6 +31,11 @@ public struct FaceRecognitionModels: Sendable, Equatable {
       doc:
         "shape_predictor_5_face_landmarks.dat; empty: $\(shapeVariable), else \(defaultShapeModel) in the workbench folder"
     ),
+    .integer(
+      "face.blas_threads", default: 1, minimum: 0, maximum: 64,
+      doc:
+        "Threads OpenBLAS may use to describe a face; 1 leaves the other cores to the frame loop and the estimators; 0: OpenBLAS's own choice (OPENBLAS_NUM_THREADS, else every core)"
+    ),
     .choice(
       "face.alignment", FaceAlignment.allCases.map(\.rawValue), default: FaceAlignment.mesh.rawValue,
       doc:

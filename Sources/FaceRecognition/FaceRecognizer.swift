@@ -8,7 +8,9 @@ public final class FaceRecognizer {
   private let handle: OpaquePointer
   public let models: FaceRecognitionModels
 
-  public init(models: FaceRecognitionModels) throws(FaceRecognitionError) {
+  /// `blasThreads`: the threads OpenBLAS may use (the setting
+  /// face.blas_threads); 0 leaves OpenBLAS as its environment set it.
+  public init(models: FaceRecognitionModels, blasThreads: Int = 1) throws(FaceRecognitionError) {
     for path in [models.recognitionModel, models.shapeModel] where !FaceRecognitionModels.isFile(path) {
       throw FaceRecognitionError(
         .modelUnavailable, "no face recognition model at \(path)",
@@ -24,6 +26,15 @@ public final class FaceRecognizer {
     }
     self.handle = handle
     self.models = models
+    // OpenBLAS starts a thread per core and spins them between calls: in a
+    // live run they took the cores the frame loop and the face model use.
+    if blasThreads > 0 { _ = wb_blas_set_threads(Int32(blasThreads)) }
+  }
+
+  /// The threads OpenBLAS uses now, for the whole process; nil when the BLAS is not OpenBLAS.
+  public static var blasThreads: Int? {
+    let threads = wb_blas_threads()
+    return threads < 0 ? nil : Int(threads)
   }
 
   deinit { wb_face_recognizer_close(handle) }

@@ -66,6 +66,10 @@ public struct StandardEstimators: EstimatorProvider {
     let asked = wanted?.contains { $0 == "face.descriptor" } ?? models.isInstalled
     guard asked else { return [] }
     let alignment = settings?.string("face.alignment").flatMap(FaceAlignment.init(rawValue:)) ?? .mesh
-    return [FaceDescriptorEstimator(face: face, models: models, alignment: alignment, logger: logger)]
+    let blasThreads = Int(settings?.integer("face.blas_threads") ?? 1)
+    return [
+      FaceDescriptorEstimator(
+        face: face, models: models, alignment: alignment, blasThreads: blasThreads, logger: logger)
+    ]
   }
 }

@@ -101,3 +101,18 @@ struct StillFacesTests {
     }
   }
 }
+
+/// OpenBLAS starts a thread per core: a recognizer pins it to the threads
+/// the setting face.blas_threads gives (1 by default), and 0 leaves it be.
+@Suite(.requires(RecognitionInstall.requirement), .serialized)
+struct BLASThreadsTests {
+  @Test func aRecognizerPinsOpenBLASToTheThreadsItIsGiven() throws {
+    try #require(FaceRecognizer.blasThreads != nil, "dlib's BLAS is OpenBLAS (scripts/install-deps)")
+    _ = try FaceRecognizer(models: RecognitionInstall.models, blasThreads: 2)
+    #expect(FaceRecognizer.blasThreads == 2)
+    _ = try FaceRecognizer(models: RecognitionInstall.models)
+    #expect(FaceRecognizer.blasThreads == 1)
+    _ = try FaceRecognizer(models: RecognitionInstall.models, blasThreads: 0)
+    #expect(FaceRecognizer.blasThreads == 1, "0 leaves OpenBLAS as it was")
+  }
+}

@@ -29,6 +29,13 @@ wb_face_recognizer *wb_face_recognizer_open(
 
 void wb_face_recognizer_close(wb_face_recognizer *recognizer);
 
+/// Sets the threads OpenBLAS (dlib's BLAS) may use, for the whole process.
+/// Returns 0 when the BLAS in use is not OpenBLAS (nothing to set).
+int wb_blas_set_threads(int threads);
+
+/// The threads OpenBLAS uses now; -1 when the BLAS in use is not OpenBLAS.
+int wb_blas_threads(void);
+
 /// An rgb8 image: `stride` bytes per row.
 typedef struct {
   const uint8_t *pixels;
