@@ -35,7 +35,9 @@ public enum FrameSources {
     case "sidecar":
       reason = "the timestamps sidecar beside it gives the frames' times"
     case "header":
-      let statedRate = stated.map { " (\($0.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))) fps)" }
+      let statedRate = stated.map {
+        " (\($0.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))) fps)"
+      }
       reason = "its header states its rate\(statedRate ?? ""), which is used"
     case "trace":
       reason = "it is a measurement trace and its frames carry their own times ('t')"
