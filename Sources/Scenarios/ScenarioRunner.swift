@@ -49,9 +49,18 @@ public struct ScenarioOutcome: Sendable {
 public enum ScenarioRunner {
   /// The scenario files of `paths`: files as given, folders searched for
   /// `*.lua` (sorted, sub-folders included; files whose name starts with `_`
-  /// are helpers a scenario may `require`, not scenarios).
+  /// are helpers a scenario may `require`, not scenarios). Flows found in a
+  /// folder (a flow's own folder holds its flow beside its `qa/`) are left
+  /// out: see ``search(_:)``.
   public static func files(in paths: [String]) throws(WorkbenchError) -> [String] {
+    try search(paths).scenarios
+  }
+
+  /// The scenario files of `paths`, and the flows found in its folders,
+  /// which are not scenarios. A flow given by name is an error that says so.
+  public static func search(_ paths: [String]) throws(WorkbenchError) -> (scenarios: [String], flows: [String]) {
     var files: [String] = []
+    var flows: [String] = []
     var problems: [Diagnostic] = []
     for path in paths {
       var isDirectory: ObjCBool = false
@@ -61,19 +70,52 @@ public enum ScenarioRunner {
         continue
       }
       if !isDirectory.boolValue {
-        files.append(path)
+        if isFlow(path) {
+          problems.append(
+            Diagnostic(
+              "is a flow, not a scenario file (it requires 'wb'; a scenario returns { flow = ..., input = ... })",
+              at: SourceLocation(file: path), help: flowHelp(path)))
+        } else {
+          files.append(path)
+        }
         continue
       }
       let found = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
         .filter { $0.hasSuffix(".lua") && !($0 as NSString).lastPathComponent.hasPrefix("_") }
         .sorted()
-      if found.isEmpty {
-        problems.append(Diagnostic("no scenario files (*.lua) in this folder", at: SourceLocation(file: path)))
+        .map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+      let foundFlows = found.filter(isFlow)
+      let scenarios = found.filter { !foundFlows.contains($0) }
+      if scenarios.isEmpty {
+        problems.append(
+          Diagnostic(
+            "no scenario files (*.lua) in this folder\(foundFlows.isEmpty ? "" : ", only flows")",
+            at: SourceLocation(file: path),
+            help: foundFlows.first.map(flowHelp)))
       }
-      files += found.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+      files += scenarios
+      flows += foundFlows
     }
     if !problems.isEmpty { throw WorkbenchError(.usage, problems) }
-    return files
+    return (files, flows)
+  }
+
+  /// A flow requires the step library; a scenario cannot (its sandbox has
+  /// only its own folder to require from), so this tells them apart.
+  static func isFlow(_ path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    let text = String(decoding: data, as: UTF8.self)
+    return text.contains(/require\s*\(?\s*["']wb[."']/)
+  }
+
+  private static func flowHelp(_ flow: String) -> String {
+    let folder = (flow as NSString).deletingLastPathComponent
+    let qa = (folder.isEmpty ? "" : folder + "/") + "qa"
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: qa, isDirectory: &isFolder), isFolder.boolValue {
+      return "its scenarios are in \(qa): workbench test \(qa)"
+    }
+    return "run a flow with 'workbench run \(flow) --input ...'; give test the scenario files that name it"
   }
 
   /// The scenarios of one file: Lua run in the flow sandbox, returning a

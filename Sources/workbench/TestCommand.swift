@@ -70,7 +70,15 @@ struct TestCommand: ParsableCommand {
     let logger: Logger
     do { logger = try logging.bootstrap() } catch { throw fail(error) }
     let files: [String]
-    do { files = try ScenarioRunner.files(in: paths) } catch { throw fail(error) }
+    do {
+      let found = try ScenarioRunner.search(paths)
+      files = found.scenarios
+      for flow in found.flows {
+        standardError("note: \(flow) is a flow, not a scenario file: skipped")
+      }
+    } catch {
+      throw fail(error)
+    }
     var (scenarios, broken) = SuiteRunner.collect(files: files)
     if let only { scenarios = scenarios.filter { ($0.index ?? 1) == only } }
     if let filter { scenarios = scenarios.filter { $0.name.contains(filter) } }

@@ -26,6 +26,16 @@ import Testing
     #expect(suite.status == 0, "\(suite)")
     #expect(suite.stdout.contains("# 2 of 2 scenarios passed"), "\(suite)")
 
+    // The flow's own folder: its scenarios run, and the flow beside them is no scenario.
+    let whole = try workbench(["test", flowFolder], folder: folder, environment: environment)
+    #expect(whole.status == 0, "\(whole)")
+    #expect(whole.stdout.contains("# 2 of 2 scenarios passed"), "\(whole)")
+    #expect(whole.stderr.contains("my-\(kind).lua is a flow, not a scenario file: skipped"), "\(whole)")
+    let named = try workbench(["test", flowFolder + "/my-\(kind).lua"], folder: folder, environment: environment)
+    #expect(named.status == 2, "\(named)")
+    #expect(named.stderr.contains("is a flow, not a scenario file"), "\(named)")
+    #expect(named.stderr.contains("workbench test \(flowFolder)/qa"), "\(named)")
+
     // The editor settings point at the flow API's definitions.
     let luarc = try #require(fileText(flowFolder + "/.luarc.json"))
     let library = try #require(
