@@ -1,7 +1,11 @@
 import ArgumentParser
 import Capture
 import Diagnostics
+import Foundation
+import Logging
+import RunComposition
 import Session
+import Settings
 
 struct ProbeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -13,8 +17,9 @@ struct ProbeCommand: ParsableCommand {
       the frames, the duration, whether the frame rate is constant or variable with the rate \
       measured from every frame's timestamp, and the streams that are ignored (audio). For the \
       built-in formats (JPEG folders, MJPEG, AVI with Motion JPEG, Y4M): the same, from reading \
-      every frame. Exits 0 when `run --input` can read the file, 4 when it cannot (the reason \
-      and what to do follow).
+      every frame. For a measurement trace (.jsonl): its header, frames, duration and rate, the \
+      measurements it carries and the estimators that make them. Exits 0 when `run --input` can \
+      read the file, 4 when it cannot (the reason and what to do follow).
 
       Examples:
         workbench probe clip.mp4
@@ -22,7 +27,8 @@ struct ProbeCommand: ParsableCommand {
         workbench probe damaged.mkv --decode
       """)
 
-  @Argument(help: "The recording: a video file, an .mjpeg, .y4m or .avi file, or a folder of JPEG frames.")
+  @Argument(
+    help: "The recording: a video file, an .mjpeg, .y4m or .avi file, a folder of JPEG frames, or a trace (.jsonl).")
   var file: String
 
   @Flag(name: .long, help: "Print JSON instead of text.")
@@ -36,6 +42,10 @@ struct ProbeCommand: ParsableCommand {
   var decode = false
 
   func run() throws {
+    if isTraceFile {
+      try probeTrace()
+      return
+    }
     let probe = RecordingProbe.probe(path: file, decodeEveryFrame: decode)
     standardOutput(json ? probe.jsonText : TerminalText.escaped(probe.text))
     if !probe.readable {
@@ -43,5 +53,25 @@ struct ProbeCommand: ParsableCommand {
         probe.problem ?? CaptureError(.invalidRecording, source: file, "it cannot be read as a recording")
       throw fail(FrameSources.workbenchError(problem))
     }
+  }
+
+  /// A regular file that holds a trace (a pipe is said to be one by the recording probe).
+  private var isTraceFile: Bool {
+    var information = stat()
+    return stat(file, &information) == 0 && information.st_mode & S_IFMT == S_IFREG && InputSpec.isTrace(file)
+  }
+
+  private func probeTrace() throws {
+    var probe = TraceProbe.probe(path: file)
+    if let home = try? WorkbenchHome.locate() {
+      var logger = Logger(label: "workbench")
+      logger.logLevel = .critical
+      probe.attribute(
+        StandardEstimators.availableEstimators(home, logger: logger).map {
+          ($0.descriptor.name, $0.descriptor.fields)
+        })
+    }
+    standardOutput(json ? probe.jsonText : TerminalText.escaped(probe.text))
+    if let problem = probe.problem { throw fail(problem) }
   }
 }

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Imaging
+import JSONCore
 import TestSupport
 import Testing
 
@@ -45,5 +46,41 @@ import Testing
     #expect(some.status == 0, "\(some)")
     #expect(some.stdout.contains("\"damaged\":2"), "\(some)")
     #expect(some.stdout.contains("run skips 2 of the 3 frames"), "\(some)")
+  }
+}
+
+/// `probe` on a measurement trace describes it instead of calling it an
+/// unknown recording format.
+@Suite struct TraceProbeTests {
+  @Test func aTraceIsDescribedWithItsFieldsAndTheirEstimators() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let trace = "examples/traces/hkid-2018-pass.jsonl"
+    let text = try workbench(["probe", trace], folder: folder)
+    #expect(text.status == 0, "\(text)")
+    #expect(text.stdout.contains("measurement trace, readable"), "\(text)")
+    #expect(text.stdout.contains("workbench trace version 1"), "\(text)")
+    #expect(text.stdout.contains("frames      160"), "\(text)")
+    #expect(text.stdout.contains("constant, 30.000 fps"), "\(text)")
+    #expect(text.stdout.contains("made by     card: card.found, card.tilt_x"), "\(text)")
+
+    let json = try workbench(["probe", trace, "--json"], folder: folder)
+    let probe = try JSONParser.parse(json.stdout)
+    #expect(probe["kind"] == "trace" && probe["readable"] == true && probe["frames"] == .integer(160))
+    #expect(probe["duration"]?.doubleValue.map { abs($0 - 159.0 / 30) < 1e-3 } == true, "\(json.stdout)")
+    #expect(probe["fields"]?.arrayValue?.contains { $0["path"] == "card.tilt_y" } == true)
+  }
+
+  @Test func aBrokenTraceIsNotReadableAtItsLine() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = try folder.write(
+      "t.jsonl", "{\"t\":0,\"card\":{\"corners\":[{\"x\":1}]},\"mine\":3}\n{\"t\":0.5}\n{\"t\":0.2}\n")
+    let outcome = try workbench(["probe", path, "--json"], folder: folder)
+    #expect(outcome.status == 4, "\(outcome)")
+    let probe = try JSONParser.parse(outcome.stdout)
+    #expect(probe["readable"] == false && probe["frames"] == .integer(2) && probe["line"] == .integer(3))
+    #expect(probe["unknown_fields"] == .array(["mine"]), "\(outcome.stdout)")
+    #expect(outcome.stderr.contains("t.jsonl:3: time goes backwards"), "\(outcome)")
   }
 }
