@@ -396,7 +396,9 @@ let package = Package(
         "Flows", "FlowsTesting", "TestSupport", "Measurements", "Settings", "Reporting", "Diagnostics", "JSONCore",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Diagnostics", "Reporting", "JSONCore"]),
+    .testTarget(
+      name: "PreviewTests",
+      dependencies: ["Preview", "Capture", "Measurements", "Diagnostics", "Reporting", "JSONCore"]),
     .testTarget(
       name: "IntegrityTests", dependencies: ["Integrity", "Licensing", "Diagnostics", "JSONCore", "TestSupport"]),
     .testTarget(name: "ScaffoldTests", dependencies: ["Scaffold", "Settings", "Diagnostics", "TestSupport"]),

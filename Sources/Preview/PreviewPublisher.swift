@@ -75,6 +75,10 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
   private static let recentCount = 4
   private var framesProcessed: Int64 = 0
   private var framesSent: Int64 = 0
+  /// The last frame processed and not handed over: handed over when the
+  /// input ends, so that a page opened after a short recording ended still
+  /// shows its last picture. No copy is made until then.
+  private var unsent: (measurements: MeasurementFrame, captured: CapturedFrame?)?
 
   /// The most frames a second handed to pages: what a person watching can
   /// follow, and a bound on what the pages cost the run however fast they ask.
@@ -107,7 +111,12 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     lock.lock()
     state.apply(event)
     version += 1
+    // The input has ended: no frame follows, and the source no longer writes
+    // the last frame's buffer, so it can be copied for the pages to come.
+    let last = event.type == "result" && event["reason"]?.stringValue == "end_of_input" ? unsent : nil
+    if last != nil { unsent = nil }
     lock.unlock()
+    if let last { handOver(last.measurements, captured: last.captured) }
   }
 
   public func finish() throws(WorkbenchError) {
@@ -124,13 +133,22 @@ public final class PreviewPublisher: EventSink, RunOutput, @unchecked Sendable {
     state.t = measurements.t
     version += 1
     let now = DispatchTime.now().uptimeNanoseconds
-    let wanted = frameWanted && now &- lastHandedOver >= minimumInterval
+    // The frame the flow decided on is kept whether or not a page asked:
+    // the run then waits, and a page may come later.
+    let wanted = frameWanted && now &- lastHandedOver >= minimumInterval || state.result != .null
     if wanted {
       frameWanted = false
       lastHandedOver = now
+      unsent = nil
+    } else {
+      unsent = (measurements, captured)
     }
     lock.unlock()
-    guard wanted else { return }
+    if wanted { handOver(measurements, captured: captured) }
+  }
+
+  /// Makes `measurements` and its picture the frame pages get next.
+  private func handOver(_ measurements: MeasurementFrame, captured: CapturedFrame?) {
     // Outside the lock: the page's threads only wait for it.
     let line = encoder?.line(measurements) ?? Array("{}\n".utf8)
     var picture: Picture?
