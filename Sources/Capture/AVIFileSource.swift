@@ -398,10 +398,12 @@ final class AVIFileSource: FrameSource {
       headerRate = (1_000_000, Double(video.microsecondsPerFrame))
     }
     timeline = context.timeline(header: headerRate)
-    let details = [
+    var details = [
       "avi_codec": video.codec, "avi_frames_from": structure.frameSource,
       "avi_declared_frames": String(video.declaredFrames),
     ]
+    // A writer that was stopped leaves 0: it then says nothing.
+    if video.declaredFrames > 0 { details["declared_frames"] = String(video.declaredFrames) }
     info = SourceInfo(
       kind: RecordingSource.Format.avi.rawValue, name: context.path, width: video.width > 0 ? video.width : nil,
       height: video.height > 0 ? video.height : nil, fps: timeline.framesPerSecond,

@@ -251,6 +251,9 @@ final class VideoFileSource: FrameSource {
     ]
     if let profile = description.profile { details["profile"] = profile }
     if let pixelFormat = description.pixelFormat { details["pixel_format"] = pixelFormat }
+    // What the container says it holds, to tell a cut file from a short one at its end.
+    if let declared = description.declaredFrames { details["declared_frames"] = String(declared) }
+    if let duration = description.duration { details["declared_duration"] = String(duration) }
     if description.rotation != 0 {
       details["stored_size"] = "\(description.storedWidth)x\(description.storedHeight)"
     }

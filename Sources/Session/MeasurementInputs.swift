@@ -94,6 +94,11 @@ final class FrameInput: MeasurementInput {
   private let mailbox: LatestFrameMailbox?
   /// The frame whose measurements `next` returned last, as captured.
   private(set) var currentFrame: CapturedFrame?
+  /// Frames the source gave (skipped ones too), the time of the last, and
+  /// whether it said it had no more.
+  private var framesRead = 0
+  private var lastTime: Double?
+  private var reachedEnd = false
 
   init(source: any FrameSource, pipeline: FramePipeline, live: Bool) {
     self.source = source
@@ -106,10 +111,52 @@ final class FrameInput: MeasurementInput {
   var sourceInfo: SourceInfo { source.info }
 
   var resultFields: JSONObject {
-    JSONObject([
+    var fields = JSONObject([
       ("frames_skipped", .integer(Int64(counters.skipped))),
       ("frames_dropped", .integer(Int64(counters.dropped))),
     ])
+    if let cut = shortfall {
+      fields["input_incomplete"] = .object(
+        JSONObject([
+          ("frames_declared", cut.declaredFrames.map { .integer(Int64($0)) } ?? .null),
+          ("duration_declared", cut.declaredSeconds.map { .number($0.roundedToMicroseconds) } ?? .null),
+          ("frames_read", .integer(Int64(cut.frames))), ("duration_read", .number(cut.seconds.roundedToMicroseconds)),
+        ]))
+    }
+    return fields
+  }
+
+  /// What the recording's container said it holds, when that is more than
+  /// was read to its end: a file cut short or damaged, not a short one.
+  struct Shortfall {
+    var declaredFrames: Int?
+    var declaredSeconds: Double?
+    var frames: Int
+    var seconds: Double
+
+    var text: String {
+      func count(_ frames: Int?, _ seconds: Double?) -> String {
+        [frames.map { "\($0) frames" }, seconds.map { String(format: "%.1f s", $0) }].compactMap { $0 }
+          .joined(separator: " or ")
+      }
+      return
+        "the container declared \(count(declaredFrames, declaredSeconds)), and \(count(frames, seconds)) were read: "
+        + "the file is cut short or damaged (the run ended at what could be read)"
+    }
+  }
+
+  var shortfall: Shortfall? {
+    guard reachedEnd, !isLive else { return nil }
+    let info = source.info
+    let declaredFrames = info.details["declared_frames"].flatMap(Int.init)
+    let declaredSeconds = info.details["declared_duration"].flatMap(Double.init)
+    let interval = info.fps.map { 1 / $0 } ?? 0
+    let seconds = lastTime.map { $0 + interval } ?? 0
+    // One frame or a twentieth of a second of slack: containers round their counts.
+    let missingFrames = declaredFrames.map { framesRead < $0 - 1 } ?? false
+    let missingTime = declaredSeconds.map { seconds < $0 - max(interval, 0.05) - 0.5 } ?? false
+    guard missingFrames || declaredFrames == nil && missingTime else { return nil }
+    return Shortfall(declaredFrames: declaredFrames, declaredSeconds: declaredSeconds, frames: framesRead, seconds: seconds)
   }
 
   /// Keeps the images of the frame being processed in `folder` (ctx.capture).
@@ -136,7 +183,12 @@ final class FrameInput: MeasurementInput {
         if error.kind == .disconnected { counters.cameraLost = true }
         throw FrameInput.workbenchError(error)
       }
-      guard let captured else { return nil }
+      guard let captured else {
+        reachedEnd = true
+        return nil
+      }
+      framesRead += 1
+      lastTime = captured.t
       switch pipeline.measure(captured) {
       case .measured(let measurements):
         currentFrame = captured
@@ -154,6 +206,10 @@ final class FrameInput: MeasurementInput {
     if let width = info.width { object["width"] = .integer(Int64(width)) }
     if let height = info.height { object["height"] = .integer(Int64(height)) }
     if let fps = info.fps { object["fps"] = .number(fps) }
+    if let frames = info.details["declared_frames"].flatMap(Int64.init) { object["frames_declared"] = .integer(frames) }
+    if let seconds = info.details["declared_duration"].flatMap(Double.init) {
+      object["duration_declared"] = .number(seconds.roundedToMicroseconds)
+    }
     // A video file says what it is and where its times come from (its presentation timestamps).
     if info.kind == RecordingSource.Format.video.rawValue {
       for key in ["container", "codec", "timing"] { if let value = info.details[key] { object[key] = .string(value) } }

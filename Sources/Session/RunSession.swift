@@ -65,7 +65,7 @@ public final class RunSession {
   private var trace: TraceOutput?
   var runner: FlowRunner?
   var input: (any MeasurementInput)?
-  private var frameInput: FrameInput?
+  private(set) var frameInput: FrameInput?
   private var pipeline: FramePipeline?
   /// What the pipeline's estimators were chosen for (nil: every estimator).
   private var pipelineMeasures: [String]?

@@ -3,6 +3,7 @@ import Flows
 import Foundation
 import JSONCore
 import Reporting
+import Settings
 
 /// How a run ends: the flow's runner told why, or, when the flow never ran,
 /// a result record of its own; and the outcome the caller gets.
@@ -12,6 +13,9 @@ extension RunSession {
     case .interrupted(let signal):
       runner.finish(interruptedBy: signal)
     case .endOfInput:
+      if let cut = frameInput?.shortfall, case .file(let path) = options.input {
+        logger.warning("\(WorkbenchHome.display(path)): \(cut.text)")
+      }
       runner.finishAtEndOfInput()
     case .closed:
       runner.finishClosed()

@@ -219,3 +219,60 @@ private let missingCamera = "/dev/video9"
     #expect(line.contains("video file") && line.contains("own timestamps"), "\(line)")
   }
 }
+
+/// A recording cut short is read to where it ends, and the run says the
+/// container declared more (stderr, the session and result events).
+@Suite struct CutRecordingTests {
+  func run(_ input: String, folder: TemporaryFolder) throws -> (result: JSONValue, session: JSONValue, stderr: String) {
+    let eventsPath = folder.file("events-\(UUID().uuidString.prefix(8)).jsonl")
+    let outcome = try workbench(
+      // Held longer than any of these recordings: the flow reads to the end.
+      [
+        "run", imageQualityFlow, "--input", input, "--events", eventsPath, "--quiet", "--set",
+        "image_quality.hold_ms=10000",
+      ],
+      folder: folder)
+    let records = try events(eventsPath)
+    let result = try #require(records.last { $0["type"] == "result" })
+    let session = try #require(records.first { $0["type"] == "session" })
+    return (result, session, outcome.stderr)
+  }
+
+  @Test func anAVICutShortSaysHowManyFramesItDeclared() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let whole = try RecordingBuilder.avi(in: folder, count: 20)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = folder.file("cut.avi")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+
+    let read = try run(cut, folder: folder)
+    #expect(read.result["reason"] == "end_of_input")
+    let incomplete = try #require(read.result["input_incomplete"], "\(read.result)")
+    #expect(incomplete["frames_declared"] == .integer(20))
+    let frames = try #require(incomplete["frames_read"]?.integerValue)
+    #expect(frames > 0 && frames < 20)
+    #expect(read.session["input"]?["frames_declared"] == .integer(20))
+    #expect(read.stderr.contains("cut.avi: the container declared 20 frames"), "\(read.stderr)")
+
+    let full = try run(whole, folder: folder)
+    #expect(full.result["input_incomplete"] == nil, "\(full.result)")
+    #expect(!full.stderr.contains("declared"), "\(full.stderr)")
+  }
+
+  @Test(.enabled(if: VideoClips.available, Comment(rawValue: VideoClips.skipReason)))
+  func anMP4CutShortSaysItsDeclaredFramesAndDuration() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let read = try run(try VideoClips.path(.cutIndexAtFront), folder: folder)
+    let incomplete = try #require(read.result["input_incomplete"], "\(read.result)")
+    let declared = try #require(incomplete["frames_declared"]?.integerValue)
+    let frames = try #require(incomplete["frames_read"]?.integerValue)
+    #expect(frames < declared && declared == 60, "\(incomplete)")
+    #expect(incomplete["duration_declared"]?.doubleValue.map { abs($0 - 2) < 0.1 } == true, "\(incomplete)")
+    #expect(read.stderr.contains("the file is cut short or damaged"), "\(read.stderr)")
+
+    let whole = try run(try VideoClips.path(.h264), folder: folder)
+    #expect(whole.result["input_incomplete"] == nil, "\(whole.result)")
+  }
+}
