@@ -156,7 +156,8 @@ final class FrameInput: MeasurementInput {
     let missingFrames = declaredFrames.map { framesRead < $0 - 1 } ?? false
     let missingTime = declaredSeconds.map { seconds < $0 - max(interval, 0.05) - 0.5 } ?? false
     guard missingFrames || declaredFrames == nil && missingTime else { return nil }
-    return Shortfall(declaredFrames: declaredFrames, declaredSeconds: declaredSeconds, frames: framesRead, seconds: seconds)
+    return Shortfall(
+      declaredFrames: declaredFrames, declaredSeconds: declaredSeconds, frames: framesRead, seconds: seconds)
   }
 
   /// Keeps the images of the frame being processed in `folder` (ctx.capture).
