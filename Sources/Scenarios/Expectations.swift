@@ -18,6 +18,8 @@ public struct Expectations: Sendable {
   public var code: Int64?
   public var reason: String?
   public var success: Bool?
+  /// Whether the recording was read short of what its container declared (the result's `input_incomplete`).
+  public var incomplete: Bool?
   /// The run's exit status (0 passed, 1 failed, 4 input error, ...).
   public var exit: Int32?
   /// Must occur in this order (others may come in between).
@@ -71,6 +73,11 @@ public struct Expectations: Sendable {
       expectations.code = object["code"]?.integerValue
       expectations.reason = object["reason"]?.stringValue
       expectations.success = object["success"]?.boolValue
+      expectations.incomplete = object["incomplete"]?.boolValue
+      let known = ["code", "incomplete", "reason", "success"]
+      for key in object.keys where !known.contains(key) {
+        problem("result", "unknown key '\(key)' in result (known: \(known.joined(separator: ", ")))")
+      }
     default:
       problem("result", "result takes a code (0), a reason (\"overtime\") or { code = 4, reason = \"overtime\" }")
     }
@@ -239,6 +246,12 @@ public struct Expectations: Sendable {
     }
     if let success, result?["success"]?.boolValue != success {
       failures.append("expected success = \(success), got \(resultLine)")
+    }
+    if let incomplete, (result?["input_incomplete"] != nil) != incomplete {
+      failures.append(
+        incomplete
+          ? "expected the recording to be read short of what its container declared, got \(resultLine)"
+          : "expected the whole recording to be read, got \(result?["input_incomplete"]?.jsonText ?? "") in \(resultLine)")
     }
     if let exit, exit != exitStatus {
       failures.append("expected exit status \(exit), got \(exitStatus)")

@@ -132,6 +132,26 @@ struct ExpectationTests {
     #expect(failure.contains("around it:"))
   }
 
+  @Test("result = { incomplete = true } holds a recording read short of what its container declared")
+  func incompleteRecording() throws {
+    let expect = try Expectations.parse(
+      .object(JSONObject([("result", .object(JSONObject([("reason", "end_of_input"), ("incomplete", true)])))])),
+      file: "s.lua")
+    let short = event(
+      "result",
+      [
+        ("success", false), ("code", 1), ("reason", "end_of_input"),
+        ("input_incomplete", .object(JSONObject([("frames_declared", 472), ("frames_read", 108)]))),
+      ], t: 4.5)
+    let whole = event("result", [("success", false), ("code", 1), ("reason", "end_of_input")], t: 19.7)
+    #expect(expect.check(events: [short], exitStatus: 1).isEmpty)
+    let failures = expect.check(events: [whole], exitStatus: 1)
+    #expect(failures.count == 1 && failures[0].hasPrefix("expected the recording to be read short"), "\(failures)")
+    #expect(throws: WorkbenchError.self) {
+      try Expectations.parse(.object(JSONObject([("result", .object(JSONObject([("incomplet", true)])))])), file: "s.lua")
+    }
+  }
+
   @Test("result, exit, absent, counts and times")
   func others() {
     var expect = Expectations()
