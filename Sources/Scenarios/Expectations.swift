@@ -251,7 +251,8 @@ public struct Expectations: Sendable {
       failures.append(
         incomplete
           ? "expected the recording to be read short of what its container declared, got \(resultLine)"
-          : "expected the whole recording to be read, got \(result?["input_incomplete"]?.jsonText ?? "") in \(resultLine)")
+          : "expected the whole recording to be read, got \(result?["input_incomplete"]?.jsonText ?? "") in \(resultLine)"
+      )
     }
     if let exit, exit != exitStatus {
       failures.append("expected exit status \(exit), got \(exitStatus)")

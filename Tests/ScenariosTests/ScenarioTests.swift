@@ -148,7 +148,8 @@ struct ExpectationTests {
     let failures = expect.check(events: [whole], exitStatus: 1)
     #expect(failures.count == 1 && failures[0].hasPrefix("expected the recording to be read short"), "\(failures)")
     #expect(throws: WorkbenchError.self) {
-      try Expectations.parse(.object(JSONObject([("result", .object(JSONObject([("incomplet", true)])))])), file: "s.lua")
+      try Expectations.parse(
+        .object(JSONObject([("result", .object(JSONObject([("incomplet", true)])))])), file: "s.lua")
     }
   }
 
