@@ -101,7 +101,11 @@ static int is_full_range(const AVCodecParameters *parameters) {
 }
 
 /* Degrees clockwise that turn the stored picture upright, as ffmpeg's own
- * autorotation reads the display matrix. */
+ * autorotation reads the display matrix; `mirrored` when the picture is then
+ * also flipped left to right. A matrix that mirrors (negative determinant)
+ * is a turn followed by that flip, the way ffmpeg 6's autorotation splits it:
+ * a vertical flip is a half turn and the flip, a transpose a quarter turn
+ * clockwise and the flip, an anti-transpose three quarters and the flip. */
 static int rotation_of(const AVStream *stream, int *mirrored) {
   *mirrored = 0;
   const int32_t *matrix = (const int32_t *)av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
@@ -109,13 +113,24 @@ static int rotation_of(const AVStream *stream, int *mirrored) {
   double theta = -av_display_rotation_get(matrix);
   if (isnan(theta)) return 0;
   theta -= 360 * floor(theta / 360 + 0.9 / 360);
-  /* A negative determinant is a mirror image. */
   double determinant = (double)matrix[0] * matrix[4] - (double)matrix[1] * matrix[3];
-  *mirrored = determinant < 0;
-  if (fabs(theta - 90) < 1) return 90;
-  if (fabs(theta - 180) < 1) return 180;
-  if (fabs(theta - 270) < 1) return 270;
-  return 0;
+  int flips = determinant < 0;
+  if (fabs(theta - 90) < 1) {
+    *mirrored = flips && matrix[3] > 0;
+    return 90;
+  }
+  if (fabs(theta - 180) < 1) {
+    /* One of the axes reversed: a flip left to right (both: a plain half turn). */
+    *mirrored = flips;
+    return flips ? 0 : 180;
+  }
+  if (fabs(theta - 270) < 1) {
+    *mirrored = flips && matrix[3] < 0;
+    return 270;
+  }
+  /* Upright but mirrored: the rows reversed top to bottom. */
+  *mirrored = flips;
+  return flips ? 180 : 0;
 }
 
 static void expand_row(const uint8_t *restrict source, uint8_t *restrict destination, int count, int chroma);
@@ -340,6 +355,19 @@ static void put_plane(const uint8_t *source, int stride, int width, int height, 
   }
 }
 
+/* Reverses every row of a tightly packed plane: the display matrix's mirror,
+ * after its turn. */
+static void mirror_plane(uint8_t *plane, int width, int height) {
+  for (int y = 0; y < height; y++) {
+    uint8_t *row = plane + (size_t)y * width;
+    for (int left = 0, right = width - 1; left < right; left++, right--) {
+      uint8_t swap = row[left];
+      row[left] = row[right];
+      row[right] = swap;
+    }
+  }
+}
+
 static int is_planar_420(int format) { return format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P; }
 
 /* The decoded frame as full-range 4:2:0 planes in `destination`, upright. */
@@ -390,6 +418,12 @@ static int deliver(wb_video *video, uint8_t *destination, char *message, size_t 
   put_plane(planes[0], strides[0], width, height, luma, rotation, video->luma_range, expand, 0);
   put_plane(planes[1], strides[1], chroma_width, chroma_height, blue, rotation, video->chroma_range, expand, 1);
   put_plane(planes[2], strides[2], chroma_width, chroma_height, red, rotation, video->chroma_range, expand, 1);
+  if (video->info.mirrored) {
+    int turned = rotation == 90 || rotation == 270;
+    mirror_plane(luma, turned ? height : width, turned ? width : height);
+    mirror_plane(blue, turned ? chroma_height : chroma_width, turned ? chroma_width : chroma_height);
+    mirror_plane(red, turned ? chroma_height : chroma_width, turned ? chroma_width : chroma_height);
+  }
   return WB_VIDEO_FRAME;
 }
 

@@ -242,10 +242,11 @@ extension RecordingProbe {
         if !video.decodable { codec += ", no decoder in this build" }
         add("video", codec)
         var size = "\(video.storedWidth)×\(video.storedHeight)"
-        if video.rotation != 0 {
-          size += " stored, turned \(video.rotation)° clockwise to \(video.width)×\(video.height)"
+        if video.rotation != 0 || video.mirrored {
+          let turn = video.rotation != 0 ? "turned \(video.rotation)° clockwise" : ""
+          let mirror = video.mirrored ? (turn.isEmpty ? "" : " and ") + "mirrored left to right" : ""
+          size += " stored, " + turn + mirror + " to \(video.width)×\(video.height) (the file's display matrix)"
         }
-        if video.mirrored { size += " (the file also asks for a mirror image, not applied)" }
         add("size", size)
       }
       let audio = video.audioStreams

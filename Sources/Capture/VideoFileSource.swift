@@ -19,7 +19,7 @@ public struct VideoFileDescription: Sendable, Equatable {
   public var storedHeight: Int
   /// Degrees clockwise the stored frames are turned (0, 90, 180, 270).
   public var rotation: Int
-  /// The display matrix mirrors the picture too; mirroring is not applied.
+  /// After the turn, frames are flipped left to right: the display matrix mirrors the picture.
   public var mirrored: Bool
   /// Frames the container declares.
   public var declaredFrames: Int?
@@ -254,7 +254,8 @@ final class VideoFileSource: FrameSource {
     // What the container says it holds, to tell a cut file from a short one at its end.
     if let declared = description.declaredFrames { details["declared_frames"] = String(declared) }
     if let duration = description.duration { details["declared_duration"] = String(duration) }
-    if description.rotation != 0 {
+    if description.mirrored { details["mirrored"] = "true" }
+    if description.rotation != 0 || description.mirrored {
       details["stored_size"] = "\(description.storedWidth)x\(description.storedHeight)"
     }
     var sourceDetails = details

@@ -215,6 +215,7 @@ final class FrameInput: MeasurementInput {
     if info.kind == RecordingSource.Format.video.rawValue {
       for key in ["container", "codec", "timing"] { if let value = info.details[key] { object[key] = .string(value) } }
       if let rotation = info.details["rotation"].flatMap(Int64.init) { object["rotation"] = .integer(rotation) }
+      if info.details["mirrored"] == "true" { object["mirrored"] = .bool(true) }
     }
     object["estimators"] = .array(pipeline.estimators.map { .string($0.descriptor.name) })
     return object

@@ -97,6 +97,31 @@ struct RecordingVideoTests {
     }
   }
 
+  /// A display matrix that mirrors the picture (a front camera's video) is
+  /// applied after its turn, as ffmpeg 6's autorotation applies it.
+  @Test func aMirroredVideoComesOutMirrored() throws {
+    let (_, plain) = try readAll(try VideoClips.path(.h264), keepLuma: true)
+    let (mirroredInfo, mirrored) = try readAll(try VideoClips.path(.mirrored), keepLuma: true)
+    #expect(mirroredInfo.width == 320 && mirroredInfo.height == 240 && mirroredInfo.details["mirrored"] == "true")
+    let (transposedInfo, transposed) = try readAll(try VideoClips.path(.transposed), keepLuma: true)
+    #expect(transposedInfo.width == 240 && transposedInfo.height == 320)
+    #expect(plain.lumas.count == 60 && mirrored.lumas.count == 60 && transposed.lumas.count == 60)
+    for (index, luma) in plain.lumas.enumerated() {
+      var flipped = [UInt8](repeating: 0, count: luma.count)
+      var turned = [UInt8](repeating: 0, count: luma.count)
+      for y in 0..<240 {
+        for x in 0..<320 {
+          flipped[y * 320 + (319 - x)] = luma[y * 320 + x]
+          turned[x * 240 + y] = luma[y * 320 + x]
+        }
+      }
+      #expect(mirrored.lumas[index] == flipped, "frame \(index), mirrored")
+      #expect(transposed.lumas[index] == turned, "frame \(index), transposed")
+    }
+    let probe = RecordingProbe.probe(path: try VideoClips.path(.mirrored))
+    #expect(probe.text.contains("320×240 stored, mirrored left to right to 320×240"), "\(probe.text)")
+  }
+
   @Test func vp9InWebMIsRead() throws {
     let (info, read) = try readAll(try VideoClips.path(.vp9))
     #expect(info.details["codec"] == "vp9")

@@ -15,6 +15,11 @@ public enum VideoClips {
     /// The same stream with a display matrix that turns it 90° clockwise, as a phone
     /// writes a portrait video (ffprobe: rotation -90).
     case rotated = "rotated.mp4"
+    /// The H.264 clip whose display matrix mirrors it left to right, as a
+    /// front camera's video may say (its track header's matrix rewritten).
+    case mirrored = "mirrored.mp4"
+    /// The H.264 clip whose display matrix transposes it: a quarter turn and a mirror.
+    case transposed = "transposed.mp4"
     /// HEVC in MOV whose frames come about 1/24 s and 1/30 s apart in turn, as phones record.
     case variableRateHEVC = "variable.mov"
     /// VP9 in WebM.
@@ -81,6 +86,13 @@ public enum VideoClips {
     case .rotated:
       // A rotation sticks only on a stream copy.
       try encode(["-i", try Self.path(.h264), "-c", "copy", "-metadata:s:v:0", "rotate=270"], to: partial)
+    case .mirrored:
+      // a = -1, x = the width: x' = 320 - x.
+      try FileManager.default.copyItem(atPath: try Self.path(.h264), toPath: partial)
+      try setTrackMatrix(partial, [-1, 0, 0, 1], translation: (320, 0))
+    case .transposed:
+      try FileManager.default.copyItem(atPath: try Self.path(.h264), toPath: partial)
+      try setTrackMatrix(partial, [0, 1, 1, 0], translation: (0, 0))
     case .variableRateHEVC:
       try encode(
         source + [
@@ -129,6 +141,27 @@ public enum VideoClips {
     let run = try Browser.run(
       ffmpeg, ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments + [path], folder: folder)
     guard run.status == 0 else { throw ClipError("ffmpeg \(arguments.joined(separator: " ")) failed: \(run.stderr)") }
+  }
+
+  /// Rewrites the matrix of the first track header (`tkhd`, version 0) of an
+  /// MP4: `a b c d` as whole numbers, the translation in pixels, both 16.16 fixed point.
+  private static func setTrackMatrix(_ path: String, _ abcd: [Int32], translation: (Int32, Int32)) throws {
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let name = Array("tkhd".utf8)
+    guard let at = (0..<(bytes.count - 100)).first(where: { Array(bytes[$0..<$0 + 4]) == name }), bytes[at + 4] == 0
+    else { throw ClipError("no version 0 tkhd in \(path)") }
+    // After the type: version and flags, 5 fields of 4 bytes, 8 reserved, layer, group, volume, 2 reserved.
+    let matrix = at + 4 + 40
+    let values: [Int32] = [
+      abcd[0] << 16, abcd[1] << 16, 0, abcd[2] << 16, abcd[3] << 16, 0, translation.0 << 16, translation.1 << 16,
+      1 << 30,
+    ]
+    for (index, value) in values.enumerated() {
+      withUnsafeBytes(of: value.bigEndian) {
+        bytes.replaceSubrange((matrix + 4 * index)..<(matrix + 4 * index + 4), with: $0)
+      }
+    }
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
 
   private static func truncate(_ path: String, keeping fraction: Double) throws {

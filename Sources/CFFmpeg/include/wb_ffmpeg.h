@@ -58,7 +58,8 @@ typedef struct wb_video_info {
   /* Degrees clockwise the stored frames are turned to stand upright
    * (0, 90, 180 or 270), from the stream's display matrix. */
   int rotation;
-  /* The display matrix also mirrors the picture (not applied). */
+  /* After the turn, the frames are flipped left to right: the display
+   * matrix mirrors the picture (a front camera's video). */
   int mirrored;
   /* Frames the container declares; -1 when it does not say. */
   long long frame_count;
