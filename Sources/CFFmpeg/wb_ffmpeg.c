@@ -655,7 +655,8 @@ int wb_video_writer_open(const char *path, const char *container_path, int width
   encoder->color_range = AVCOL_RANGE_JPEG;
   encoder->time_base = (AVRational){1, WB_WRITER_TICKS};
   encoder->framerate = av_d2q(fps > 0 ? fps : 30, 100000);
-  encoder->gop_size = (int)lround((fps > 0 ? fps : 30) * 2);
+  /* A keyframe every second: each starts a fragment (and a Matroska cluster). */
+  encoder->gop_size = (int)fmax(1, lround(fps > 0 ? fps : 30));
   encoder->max_b_frames = 0;
   /* One thread: the encoder already runs beside the frame loop, on a thread of its own. */
   encoder->thread_count = 1;
@@ -682,9 +683,15 @@ int wb_video_writer_open(const char *path, const char *container_path, int width
     return status;
   }
   AVDictionary *options = NULL;
-  /* The index (moov) goes to the front once the file is finished, so that it plays while it downloads. */
-  if (strstr(writer->format->oformat->name, "mp4") != NULL || strstr(writer->format->oformat->name, "mov") != NULL)
-    av_dict_set(&options, "movflags", "+faststart", 0);
+  /* Fragmented MP4: an empty index first, then a fragment (moof and its
+   * frames) at every keyframe, at most a second apart. A process killed
+   * outright, or a disk that fills, leaves a file that plays up to its last
+   * whole fragment, where a single index written at the end would leave
+   * nothing that plays. */
+  if (strstr(writer->format->oformat->name, "mp4") != NULL || strstr(writer->format->oformat->name, "mov") != NULL) {
+    av_dict_set(&options, "movflags", "+frag_keyframe+empty_moov+default_base_moof", 0);
+    av_dict_set(&options, "frag_duration", "1000000", 0);
+  }
   status = avformat_write_header(writer->format, &options);
   av_dict_free(&options);
   if (status < 0) {

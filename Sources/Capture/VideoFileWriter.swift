@@ -261,21 +261,24 @@ public final class VideoFileWriter: @unchecked Sendable {
     let status = message.withUnsafeMutableBufferPointer { wb_video_writer_finish(handle, $0.baseAddress, $0.count) }
     wb_video_writer_free(handle)
     self.handle = nil
-    if status != 0 || frameTimes.isEmpty {
-      // A file without its trailer does not play: leave nothing behind.
+    if frameTimes.isEmpty {
       file.abandon()
       if status != 0 { throw Self.error(status, cText(message), path: path) }
       if let writeFailure { throw writeFailure }
       return
     }
+    // Fragmented MP4 and Matroska play without their trailer: when it could
+    // not be written (a full disk), the fragments written are kept all the same.
+    let trailerFailure = status != 0 ? Self.error(status, cText(message), path: path) : nil
     let sidecarPath = TimestampsSidecar.path(forRecording: path, isFolder: false)
+    var sidecarFailure: CaptureError?
     do {
       try sidecar(frameTimes).write(to: sidecarPath)
     } catch {
-      file.abandon()
-      throw CaptureError(
+      // The video's own timestamps still give the frames' times.
+      sidecarFailure = CaptureError(
         .io, source: path, "could not write its timestamps sidecar: \(error.message)",
-        help: "free some space and record again")
+        help: "free some space; the recording is kept, and its frames' times are in the file itself")
     }
     do {
       try file.commit()
@@ -284,8 +287,8 @@ public final class VideoFileWriter: @unchecked Sendable {
         .io, source: path, "could not move the recording into place: \(error.reason)",
         help: "the recording is at \(file.temporaryPath)")
     }
-    // The frames before a full disk are kept, finished and playable; the failure still counts.
-    if let writeFailure { throw writeFailure }
+    // The frames before a full disk are kept and play; the failure still counts.
+    if let failure = writeFailure ?? trailerFailure ?? sidecarFailure { throw failure }
   }
 
   private func sidecar(_ frameTimes: [Double]) -> TimestampsSidecar {

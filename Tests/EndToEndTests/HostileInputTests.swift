@@ -66,15 +66,18 @@ import Testing
 /// with no hidden temporary file left behind. Needs a small tmpfs, which
 /// the suite mounts as root.
 @Suite struct FullDiskTests {
-  @Test func recordingToAFullDiskKeepsWhatFitsAndExitsTwo() throws {
+  /// An AVI, and a fragmented MP4 whose first fragment (about 190 kB) fits
+  /// and whose second does not: its trailer cannot be written either.
+  @Test(arguments: [("session.avi", "200k"), ("session.mp4", "300k")])
+  func recordingToAFullDiskKeepsWhatFitsAndExitsTwo(name: String, size: String) throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let disk = folder.file("disk")
     try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
     try #require(
-      mount("tmpfs", disk, "tmpfs", 0, "size=200k") == 0, "mounting a tmpfs: \(String(cString: strerror(errno)))")
+      mount("tmpfs", disk, "tmpfs", 0, "size=\(size)") == 0, "mounting a tmpfs: \(String(cString: strerror(errno)))")
     defer { umount(disk) }
-    let out = disk + "/session.avi"
+    let out = disk + "/" + name
     let outcome = try workbench(
       ["record", "--input", "examples/recordings/face-blink.avi", "--out", out], folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
@@ -82,7 +85,8 @@ import Testing
     #expect(outcome.stderr.contains("(write error)"), "the summary does not repeat the error: \(outcome)")
     #expect(outcome.stderr.components(separatedBy: "No space left on device").count == 2, "\(outcome)")
     let left = try FileManager.default.contentsOfDirectory(atPath: disk).sorted()
-    #expect(left == ["session.avi", "session.avi.timestamps.jsonl"], "no temporary file: \(left)")
+    #expect(left.contains(name) && !left.contains { $0.hasPrefix(".") }, "no temporary file: \(left)")
+    if name.hasSuffix(".avi") { #expect(left == [name, name + ".timestamps.jsonl"], "\(left)") }
     let replay = try workbench(
       ["run", "examples/image-quality.lua", "--input", out, "--events", folder.file("e.jsonl"), "-q"], folder: folder)
     #expect(replay.status == 0 || replay.status == 1, "the kept recording reads: \(replay)")

@@ -142,6 +142,8 @@ struct VideoRecordingTests {
     let seen = try sidecarTimes(out + ".timestamps.jsonl")
     #expect(times.count == 72 && seen.count == 72)
     for (time, reference) in zip(times, seen) { #expect(abs(time - reference) < 0.001, "\(time) vs \(reference)") }
+    // Fragmented, a fragment a second: 72 frames at 30 fps are three (an MP4 or a MOV).
+    if !name.hasSuffix(".mkv") { #expect(try fragments(in: out) == 3) }
     // And it reads back through workbench as the same session.
     let again = try workbench(
       [
@@ -152,6 +154,51 @@ struct VideoRecordingTests {
     let second = try result(events(folder.file("again.jsonl")))
     #expect(second["frames"] == end["frames"])
     #expect(second["t"] == end["t"])
+  }
+
+  /// The fragments (`moof` boxes) of an MP4 written so far.
+  private func fragments(in path: String) throws -> Int {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let name = Array("moof".utf8)
+    guard bytes.count >= 4 else { return 0 }
+    return (0...(bytes.count - 4)).filter { bytes[$0] == name[0] && Array(bytes[$0..<$0 + 4]) == name }.count
+  }
+
+  /// A run killed outright (SIGKILL, a power cut) while recording leaves its
+  /// temporary file, which plays up to its last whole fragment: at most the
+  /// last second is lost, where a file with its index at the end played not at all.
+  @Test(.enabled(if: VideoClips.available, Comment(rawValue: VideoClips.skipReason)))
+  func aKilledRecordingPlaysUpToItsLastSecond() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let input = try RecordingBuilder.y4m(in: folder, count: 300)
+    let out = folder.file("killed.mp4")
+    let run = try Launched(
+      [
+        "run", "examples/image-quality.lua", "--input", input, "--realtime", "--record", out, "--record-policy",
+        "always", "--set", "image_quality.hold_ms=10000", "--quiet",
+      ], folder: folder)
+    var temporary: String?
+    var written = 0
+    // A generous safety limit, not a timing check: the kill comes once three fragments are on disk.
+    let deadline = Date().addingTimeInterval(120)
+    while Date() < deadline, run.isRunning, written < 3 {
+      if let name = folder.listing.first(where: { $0.hasPrefix(".killed.mp4.") && $0.hasSuffix(".tmp") }) {
+        temporary = folder.file(name)
+        written = try fragments(in: folder.file(name))
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    try #require(written >= 3, "\(folder.listing) \(run.errorSoFar)")
+    kill(run.process.processIdentifier, SIGKILL)
+    let outcome = run.wait()
+    #expect(outcome.signaled)
+    #expect(!FileManager.default.fileExists(atPath: out), "a killed run renames nothing into place")
+    let kept = try #require(temporary)
+    let times = try VideoClips.frameTimes(kept)
+    // The fragments before the last one seen are whole: 30 frames each.
+    #expect(times.count >= (written - 1) * 30, "\(times.count) frames in \(written) fragments")
+    #expect(times.first == 0 && zip(times.dropFirst(), times).allSatisfy { $0 > $1 }, "\(times)")
   }
 
   @Test func aPolicyThatThrowsTheRecordingAwayLeavesNothingAndAKeptOneIsWhole() throws {
