@@ -9,10 +9,20 @@ public struct FaceCandidate: Sendable, Equatable {
 
 /// The descriptors of a gallery (or of a group) packed in one array, for
 /// 1:N search by a linear scan: 128 floats a face, read in 16-wide SIMD
-/// steps. Loaded once and reloaded when the gallery's revision moves on.
+/// steps. Loaded once; when the gallery's revision moves on, the faces
+/// added since are appended, and it is loaded whole again only when a face
+/// may have left it (the gallery's removals moved on too).
 public final class FaceIndex {
   public private(set) var revision: Int64
+  /// The gallery's removals when it was loaded whole.
+  public private(set) var removals: Int64 = 0
+  /// The highest face id it holds: faces added later have higher ones.
+  public private(set) var lastFaceID: Int64 = .min
   public private(set) var count = 0
+  /// Times it was loaded whole, and times faces were appended since the last.
+  public private(set) var wholeLoads = 0
+  public private(set) var appends = 0
+  private var ordinalOfUser: [String: Int32] = [:]
   private var packed: [Float] = []
   private var faceIDs: [Int64] = []
   /// Per face, the position of its user in `userIDs`.
@@ -22,30 +32,42 @@ public final class FaceIndex {
   private var nearest: [Float] = []
   private var nearestFace: [Int32] = []
 
-  public init(_ descriptors: [StoredDescriptor], revision: Int64) {
+  public init(_ descriptors: [StoredDescriptor], revision: Int64, removals: Int64 = 0) {
     self.revision = revision
-    load(descriptors, revision: revision)
+    load(descriptors, revision: revision, removals: removals)
   }
 
-  public func load(_ descriptors: [StoredDescriptor], revision: Int64) {
-    self.revision = revision
-    count = descriptors.count
+  public func load(_ descriptors: [StoredDescriptor], revision: Int64, removals: Int64 = 0) {
+    wholeLoads += 1
+    count = 0
     packed = []
-    packed.reserveCapacity(descriptors.count * FaceDescriptor.length)
     faceIDs = []
-    faceIDs.reserveCapacity(descriptors.count)
     userOrdinals = []
-    userOrdinals.reserveCapacity(descriptors.count)
     userIDs = []
-    var ordinals: [String: Int32] = [:]
+    ordinalOfUser = [:]
+    lastFaceID = .min
+    self.removals = removals
+    append(descriptors, revision: revision)
+    appends = 0
+  }
+
+  /// Adds faces added to the gallery since it was loaded.
+  public func append(_ descriptors: [StoredDescriptor], revision: Int64) {
+    appends += 1
+    self.revision = revision
+    count += descriptors.count
+    packed.reserveCapacity(count * FaceDescriptor.length)
+    faceIDs.reserveCapacity(count)
+    userOrdinals.reserveCapacity(count)
     for stored in descriptors {
       packed.append(contentsOf: stored.descriptor.values)
       faceIDs.append(stored.faceID)
-      if let ordinal = ordinals[stored.userID] {
+      lastFaceID = max(lastFaceID, stored.faceID)
+      if let ordinal = ordinalOfUser[stored.userID] {
         userOrdinals.append(ordinal)
       } else {
         let ordinal = Int32(userIDs.count)
-        ordinals[stored.userID] = ordinal
+        ordinalOfUser[stored.userID] = ordinal
         userIDs.append(stored.userID)
         userOrdinals.append(ordinal)
       }

@@ -33,9 +33,22 @@ public protocol GalleryStore: AnyObject {
   /// The aligned face (JPEG) kept with a face, nil when it has none.
   func chip(ofFace id: Int64) throws(GalleryError) -> [UInt8]?
 
-  /// The descriptors to search: of one user, of a group's users, or all.
-  func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor]
+  /// The descriptors to search: of one user, of a group's users, or all;
+  /// with `after`, only faces whose id is above it, in id order.
+  func descriptors(user: String?, group: String?, after faceID: Int64?) throws(GalleryError) -> [StoredDescriptor]
+  /// How many faces a search of the group (every user when nil) reads.
+  func faceCount(group: String?) throws(GalleryError) -> Int
+  /// A number that changes whenever a face may have left a search (a face,
+  /// a user or a group removed, a user's groups changed), by any process:
+  /// while it stays the same, an index needs only the faces added since.
+  func removals() throws(GalleryError) -> Int64
   /// A number that changes with every change to the gallery, by any
   /// process: a search index is current while it stays the same.
   func revision() throws(GalleryError) -> Int64
+}
+
+extension GalleryStore {
+  public func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor] {
+    try descriptors(user: user, group: group, after: nil)
+  }
 }

@@ -84,7 +84,8 @@ public final class PostgresGallery: GalleryStore {
   /// taken by another process between the check and the insert.
   @discardableResult
   private func transaction<T>(
-    _ doing: String, revision: Bool = true, duplicate: GalleryError? = nil, _ body: (Run) throws -> T
+    _ doing: String, revision: Bool = true, removes: Bool = false, duplicate: GalleryError? = nil,
+    _ body: (Run) throws -> T
   ) throws(GalleryError) -> T {
     do {
       _ = try query("BEGIN")
@@ -95,6 +96,14 @@ public final class PostgresGallery: GalleryStore {
       let result = try body { try self.query($0) }
       if revision {
         _ = try query("UPDATE gallery_meta SET value = (value::bigint + 1)::text WHERE key = 'revision'")
+      }
+      if removes {
+        // A gallery made before this counter has no row yet.
+        _ = try query(
+          """
+          INSERT INTO gallery_meta (key, value) VALUES ('removals', '1')
+          ON CONFLICT (key) DO UPDATE SET value = (gallery_meta.value::bigint + 1)::text
+          """)
       }
       _ = try query("COMMIT")
       return result
@@ -150,7 +159,7 @@ public final class PostgresGallery: GalleryStore {
   }
 
   public func removeGroup(_ id: String) throws(GalleryError) {
-    try transaction("remove the group") { run in
+    try transaction("remove the group", removes: true) { run in
       guard try !run("DELETE FROM groups WHERE id = \(id) RETURNING id").isEmpty else {
         throw GalleryError.groupNotFound(id)
       }
@@ -202,7 +211,7 @@ public final class PostgresGallery: GalleryStore {
     _ id: String, name: String?, details: JSONObject?, joining: [String], leaving: [String]
   ) throws(GalleryError) {
     try GalleryNames.checkEdit(name: name, details: details)
-    try transaction("edit the user") { run in
+    try transaction("edit the user", removes: true) { run in
       guard try Self.exists(run, "users", id) else { throw GalleryError.userNotFound(id) }
       if let name { _ = try run("UPDATE users SET name = \(name), updated_at = \(Self.now) WHERE id = \(id)") }
       if let details {
@@ -222,7 +231,7 @@ public final class PostgresGallery: GalleryStore {
   }
 
   public func removeUser(_ id: String) throws(GalleryError) {
-    try transaction("remove the user") { run in
+    try transaction("remove the user", removes: true) { run in
       guard try !run("DELETE FROM users WHERE id = \(id) RETURNING id").isEmpty else {
         throw GalleryError.userNotFound(id)
       }
@@ -296,7 +305,7 @@ public final class PostgresGallery: GalleryStore {
   }
 
   public func removeFace(_ id: Int64) throws(GalleryError) {
-    try transaction("remove the face") { run in
+    try transaction("remove the face", removes: true) { run in
       guard try !run("DELETE FROM faces WHERE id = \(id) RETURNING id").isEmpty else {
         throw GalleryError(.faceNotFound, "there is no face \(id)")
       }
@@ -326,21 +335,25 @@ public final class PostgresGallery: GalleryStore {
     }
   }
 
-  public func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor] {
+  public func descriptors(user: String?, group: String?, after faceID: Int64?) throws(GalleryError)
+    -> [StoredDescriptor]
+  {
     try read("read the faces") { run in
       let rows: [PostgresRow]
+      let above = faceID ?? Int64.min
       if let user {
         guard try Self.exists(run, "users", user) else { throw GalleryError.userNotFound(user) }
-        rows = try run("SELECT id, user_id, descriptor FROM faces WHERE user_id = \(user) ORDER BY id")
+        rows = try run(
+          "SELECT id, user_id, descriptor FROM faces WHERE user_id = \(user) AND id > \(above) ORDER BY id")
       } else if let group {
         guard try Self.exists(run, "groups", group) else { throw GalleryError.groupNotFound(group) }
         rows = try run(
           """
           SELECT id, user_id, descriptor FROM faces
-          WHERE user_id IN (SELECT user_id FROM memberships WHERE group_id = \(group)) ORDER BY id
+          WHERE user_id IN (SELECT user_id FROM memberships WHERE group_id = \(group)) AND id > \(above) ORDER BY id
           """)
       } else {
-        rows = try run("SELECT id, user_id, descriptor FROM faces ORDER BY id")
+        rows = try run("SELECT id, user_id, descriptor FROM faces WHERE id > \(above) ORDER BY id")
       }
       return try rows.compactMap { row in
         let cells = row.makeRandomAccess()
@@ -349,6 +362,27 @@ public final class PostgresGallery: GalleryStore {
           faceID: try cells["id"].decode(Int64.self), userID: try cells["user_id"].decode(String.self),
           descriptor: descriptor)
       }
+    }
+  }
+
+  public func faceCount(group: String?) throws(GalleryError) -> Int {
+    try read("count the faces") { run in
+      let rows: [PostgresRow]
+      if let group {
+        rows = try run(
+          "SELECT count(*) AS n FROM faces WHERE user_id IN (SELECT user_id FROM memberships WHERE group_id = \(group))"
+        )
+      } else {
+        rows = try run("SELECT count(*) AS n FROM faces")
+      }
+      return Int(try rows.first?.makeRandomAccess()["n"].decode(Int64.self) ?? 0)
+    }
+  }
+
+  public func removals() throws(GalleryError) -> Int64 {
+    try read("read the removals") { run in
+      let rows = try run("SELECT value FROM gallery_meta WHERE key = 'removals'")
+      return Int64(try rows.first?.makeRandomAccess()["value"].decode(String.self) ?? "0") ?? 0
     }
   }
 

@@ -77,13 +77,24 @@ public final class SQLiteGallery: GalleryStore {
       descriptor: try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'descriptor'"))
   }
 
-  /// Runs `body` in one write transaction that also moves the revision on.
-  private func change<T>(_ doing: String, _ body: (Database) throws -> T) throws(GalleryError) -> T {
+  /// Runs `body` in one write transaction that also moves the revision on
+  /// (and the removals, for a change that `removes`).
+  private func change<T>(_ doing: String, removes: Bool = false, _ body: (Database) throws -> T) throws(GalleryError)
+    -> T
+  {
     do {
       return try database.write { db in
         let result = try body(db)
         try db.execute(
           sql: "UPDATE gallery_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'revision'")
+        if removes {
+          // A gallery made before this counter has no row yet.
+          try db.execute(
+            sql: """
+              INSERT INTO gallery_meta (key, value) VALUES ('removals', '1')
+              ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+              """)
+        }
         return result
       }
     } catch {
@@ -127,7 +138,7 @@ public final class SQLiteGallery: GalleryStore {
   }
 
   public func removeGroup(_ id: String) throws(GalleryError) {
-    try change("remove the group") { db in
+    try change("remove the group", removes: true) { db in
       try db.execute(sql: "DELETE FROM groups WHERE id = ?", arguments: [id])
       guard db.changesCount > 0 else { throw GalleryError.groupNotFound(id) }
     }
@@ -177,7 +188,7 @@ public final class SQLiteGallery: GalleryStore {
     _ id: String, name: String?, details: JSONObject?, joining: [String], leaving: [String]
   ) throws(GalleryError) {
     try GalleryNames.checkEdit(name: name, details: details)
-    try change("edit the user") { db in
+    try change("edit the user", removes: true) { db in
       guard try Self.userExists(db, id) else { throw GalleryError.userNotFound(id) }
       if let name {
         try db.execute(
@@ -202,7 +213,7 @@ public final class SQLiteGallery: GalleryStore {
   }
 
   public func removeUser(_ id: String) throws(GalleryError) {
-    try change("remove the user") { db in
+    try change("remove the user", removes: true) { db in
       try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
       guard db.changesCount > 0 else { throw GalleryError.userNotFound(id) }
     }
@@ -271,7 +282,7 @@ public final class SQLiteGallery: GalleryStore {
   }
 
   public func removeFace(_ id: Int64) throws(GalleryError) {
-    try change("remove the face") { db in
+    try change("remove the face", removes: true) { db in
       try db.execute(sql: "DELETE FROM faces WHERE id = ?", arguments: [id])
       guard db.changesCount > 0 else { throw GalleryError(.faceNotFound, "there is no face \(id)") }
     }
@@ -297,19 +308,27 @@ public final class SQLiteGallery: GalleryStore {
     }
   }
 
-  public func descriptors(user: String?, group: String?) throws(GalleryError) -> [StoredDescriptor] {
+  public func descriptors(user: String?, group: String?, after faceID: Int64?) throws(GalleryError)
+    -> [StoredDescriptor]
+  {
     try read("read the faces") { db in
       var sql = "SELECT id, user_id, descriptor FROM faces"
+      var conditions: [String] = []
       var arguments: StatementArguments = []
       if let user {
         guard try Self.userExists(db, user) else { throw GalleryError.userNotFound(user) }
-        sql += " WHERE user_id = ?"
+        conditions.append("user_id = ?")
         arguments += [user]
       } else if let group {
         guard try Self.groupExists(db, group) else { throw GalleryError.groupNotFound(group) }
-        sql += " WHERE user_id IN (SELECT user_id FROM memberships WHERE group_id = ?)"
+        conditions.append("user_id IN (SELECT user_id FROM memberships WHERE group_id = ?)")
         arguments += [group]
       }
+      if let faceID {
+        conditions.append("id > ?")
+        arguments += [faceID]
+      }
+      if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
       sql += " ORDER BY id"
       var result: [StoredDescriptor] = []
       let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
@@ -319,6 +338,21 @@ public final class SQLiteGallery: GalleryStore {
         result.append(StoredDescriptor(faceID: row["id"], userID: row["user_id"], descriptor: descriptor))
       }
       return result
+    }
+  }
+
+  public func faceCount(group: String?) throws(GalleryError) -> Int {
+    try read("count the faces") { db in
+      guard let group else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM faces") ?? 0 }
+      return try Int.fetchOne(
+        db, sql: "SELECT count(*) FROM faces WHERE user_id IN (SELECT user_id FROM memberships WHERE group_id = ?)",
+        arguments: [group]) ?? 0
+    }
+  }
+
+  public func removals() throws(GalleryError) -> Int64 {
+    try read("read the removals") { db in
+      Int64(try String.fetchOne(db, sql: "SELECT value FROM gallery_meta WHERE key = 'removals'") ?? "0") ?? 0
     }
   }
 

@@ -143,11 +143,30 @@ enum GalleryContract {
     #expect(try gallery.identify(descriptor(person: 15, variant: 1), group: nil, top: 1).first?.userID == "p15")
     #expect(kind { _ = try gallery.identify(probe, group: "nobody", top: 1) } == .groupNotFound)
 
-    // Another process enrolls someone: the next search finds them.
+    let staff = try gallery.index(group: "staff")
+    #expect(staff.wholeLoads == 1 && staff.appends == 0 && staff.count == 10)
+
+    // Another process enrolls someone: the next search finds them, with
+    // their face appended to the index, not the index read again.
     _ = try other.enroll(Enrollment(user: user("newcomer", groups: ["staff"]), faces: [face(person: 99)]))
     #expect(
       try gallery.identify(descriptor(person: 99, variant: 1), group: "staff", top: 1).first?.userID == "newcomer")
+    #expect(staff.wholeLoads == 1 && staff.appends == 1 && staff.count == 11)
+    _ = try other.addFaces([face(person: 99, variant: 2)], toUser: "newcomer")
+    #expect(try gallery.identify(probe, group: "staff", top: 12).count == 11)
+    #expect(staff.wholeLoads == 1 && staff.appends == 2 && staff.count == 12)
+    // A removal loads it whole.
     try other.removeUser("p7")
     #expect(try gallery.identify(probe, group: "staff", top: 1).first?.userID != "p7")
+    #expect(staff.wholeLoads == 2 && staff.count == 11)
+    // What was appended searches as a fresh index does.
+    _ = try other.enroll(Enrollment(user: user("late", groups: ["staff"]), faces: [face(person: 42)]))
+    let fresh = Gallery(store: other)
+    for person in [1, 42, 99] {
+      let query = descriptor(person: person, variant: 4)
+      #expect(
+        try gallery.identify(query, group: "staff", top: 5) == (try fresh.identify(query, group: "staff", top: 5)))
+    }
+    #expect(staff.wholeLoads == 2 && staff.appends == 1)
   }
 }
