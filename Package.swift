@@ -30,6 +30,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+    // The TLS of a shared gallery's connection (sslmode): the version PostgresNIO resolves to.
+    .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
   ],
   targets: [
     // Lua 5.4 from the system (Debian liblua5.4-dev).
@@ -90,7 +92,8 @@ let package = Package(
         "FaceRecognition", "JSONCore", "Diagnostics", "Imaging", "Settings",
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     // The face estimator ("face.mediapipe") behind the FaceBackend protocol.
     .target(

@@ -26,19 +26,23 @@ public final class PostgresGallery: GalleryStore {
     location = parsed.display
     self.logger = logger
     group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let tls: PostgresConnection.Configuration.TLS
+    do {
+      tls = try parsed.security.connectionTLS()
+    } catch {
+      try? group.syncShutdownGracefully()
+      throw error
+    }
     let configuration = PostgresConnection.Configuration(
       host: parsed.host, port: parsed.port, username: parsed.user, password: parsed.password,
-      database: parsed.database, tls: .disable)
+      database: parsed.database, tls: tls)
     do {
       connection = try PostgresConnection.connect(
         on: group.next(), configuration: configuration, id: 1, logger: logger
       ).wait()
     } catch {
       try? group.syncShutdownGracefully()
-      throw GalleryError(
-        .unavailable, "\(parsed.display): cannot connect: \(Self.reason(error))",
-        help: "check that the server runs and takes connections from this machine, and the user and database in the URL"
-      )
+      throw parsed.security.connectionFailure(error, display: parsed.display, reason: Self.reason(error))
     }
     do {
       try transaction("create the tables", revision: false) { run in
@@ -379,6 +383,14 @@ public final class PostgresGallery: GalleryStore {
     }
   }
 
+  /// Whether the server says this connection is encrypted (`pg_stat_ssl`).
+  public func connectionIsEncrypted() throws(GalleryError) -> Bool {
+    try read("ask whether the connection is encrypted") { run in
+      let rows = try run("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+      return try rows.first?.makeRandomAccess()["ssl"].decode(Bool.self) ?? false
+    }
+  }
+
   public func removals() throws(GalleryError) -> Int64 {
     try read("read the removals") { run in
       let rows = try run("SELECT value FROM gallery_meta WHERE key = 'removals'")
@@ -401,6 +413,8 @@ struct PostgresLocation {
   var user: String
   var password: String?
   var database: String?
+  /// `sslmode` and `sslrootcert`, as libpq reads them.
+  var security: PostgresSecurity
   /// The URL without its password, for messages.
   var display: String
 
@@ -419,5 +433,6 @@ struct PostgresLocation {
     let path = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
     database = path.isEmpty ? nil : path
     display = "postgres://\(user)@\(host):\(port)/\(database ?? "")"
+    security = try PostgresSecurity(url.queryItems ?? [], display: display)
   }
 }

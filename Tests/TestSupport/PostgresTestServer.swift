@@ -13,6 +13,10 @@ public final class PostgresTestServer: @unchecked Sendable {
   public let port: Int
   public let folder: String
   private let binaries: String
+  /// With TLS: the server's self-signed certificate (PEM), made at start by
+  /// `openssl req` for the name `localhost` only, which is also its own
+  /// authority: a client's sslrootcert.
+  public let certificate: String?
 
   /// The one server of this test process, started on first use.
   public static func shared() throws -> PostgresTestServer {
@@ -25,11 +29,23 @@ public final class PostgresTestServer: @unchecked Sendable {
     return server
   }
 
+  /// The server of this test process that speaks TLS, started on first use.
+  public static func sharedTLS() throws -> PostgresTestServer {
+    lock.lock()
+    defer { lock.unlock() }
+    if let runningTLS { return runningTLS }
+    let server = try PostgresTestServer(tls: true)
+    runningTLS = server
+    atexit { PostgresTestServer.runningTLS?.stop() }
+    return server
+  }
+
   nonisolated(unsafe) private static var running: PostgresTestServer?
+  nonisolated(unsafe) private static var runningTLS: PostgresTestServer?
   private static let lock = NSLock()
   private static let user = "workbench"
 
-  private init() throws {
+  private init(tls: Bool = false) throws {
     guard
       let binaries = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last.map({
         "/usr/lib/postgresql/\($0)/bin"
@@ -44,13 +60,29 @@ public final class PostgresTestServer: @unchecked Sendable {
       try Self.run("/bin/chown", ["postgres:postgres", folder])
     }
     port = try Self.freePort()
+    var serverOptions = "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off"
+    if tls {
+      let key = folder + "/server.key"
+      let certificate = folder + "/server.crt"
+      try Self.run(
+        "/usr/bin/openssl",
+        [
+          "req", "-new", "-x509", "-days", "2", "-nodes", "-newkey", "rsa:2048", "-subj", "/CN=localhost",
+          "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+        ])
+      // The server refuses a key that others can read.
+      chmod(key, 0o600)
+      if getuid() == 0 { try Self.run("/bin/chown", ["postgres:postgres", key, certificate]) }
+      chmod(certificate, 0o644)
+      self.certificate = certificate
+      serverOptions += " -c ssl=on -c ssl_cert_file=\(certificate) -c ssl_key_file=\(key)"
+    } else {
+      certificate = nil
+    }
     try asServerUser(binaries + "/initdb", ["-D", folder + "/data", "-U", Self.user, "--auth=trust", "-E", "UTF8"])
     try asServerUser(
       binaries + "/pg_ctl",
-      [
-        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
-        "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
-      ])
+      ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o", serverOptions, "start"])
   }
 
   /// A new, empty database, as a postgres:// URL.
