@@ -60,7 +60,7 @@ public final class ReadTrace: Sendable {
   }
 
   static let magic = Array("WBTRACE\u{1}".utf8)
-  static let encodingVersion: UInt32 = 1
+  static let encodingVersion: UInt32 = 2
 
   /// The binary form, or nil for a trace whose reading failed (it is read
   /// from its JSON again, to fail the same way).
@@ -74,13 +74,10 @@ public final class ReadTrace: Sendable {
     for node in nodes {
       out.int64(Int64(node.parent))
       out.byte(node.isTable ? 1 : 0)
+      // A key is a string (a name) or an integer (a position), as a value is.
       switch node.key {
-      case .name(let name):
-        out.byte(0)
-        out.string(name)
-      case .index(let index):
-        out.byte(1)
-        out.int64(index)
+      case .name(let name): out.value(.string(name))
+      case .index(let index): out.value(.integer(index))
       }
     }
     out.uint32(UInt32(frames.count))
@@ -89,22 +86,7 @@ public final class ReadTrace: Sendable {
       out.int64(frame.index)
       out.int64(Int64(line))
       out.uint32(UInt32(frame.values.count))
-      for value in frame.values {
-        switch value {
-        case .absent: out.byte(0)
-        case .bool(let bool): out.byte(bool ? 2 : 1)
-        case .integer(let integer):
-          out.byte(3)
-          out.int64(integer)
-        case .number(let number):
-          out.byte(4)
-          out.double(number)
-        case .string(let string):
-          out.byte(5)
-          out.string(string)
-        case .table: out.byte(6)
-        }
-      }
+      for value in frame.values { out.value(value) }
     }
     return out.data
   }
@@ -136,16 +118,11 @@ public final class ReadTrace: Sendable {
     var nodes: [MeasurementSchema.Node] = []
     nodes.reserveCapacity(nodeCount)
     for id in 0..<nodeCount {
-      guard let parent = input.int64(), parent >= -1, parent < id, let isTable = input.byte(), let kind = input.byte()
-      else { return nil }
+      guard let parent = input.int64(), parent >= -1, parent < id, let isTable = input.byte() else { return nil }
       let key: MeasurementKey
-      switch kind {
-      case 0:
-        guard let name = input.string() else { return nil }
-        key = .name(name)
-      case 1:
-        guard let index = input.int64() else { return nil }
-        key = .index(index)
+      switch input.value() {
+      case .string(let name)?: key = .name(name)
+      case .integer(let index)?: key = .index(index)
       default: return nil
       }
       let parentNode = parent < 0 ? nil : nodes[Int(parent)]
@@ -165,22 +142,8 @@ public final class ReadTrace: Sendable {
       var values: [MeasurementValue] = []
       values.reserveCapacity(valueCount)
       for _ in 0..<valueCount {
-        switch input.byte() {
-        case 0: values.append(.absent)
-        case 1: values.append(.bool(false))
-        case 2: values.append(.bool(true))
-        case 3:
-          guard let integer = input.int64() else { return nil }
-          values.append(.integer(integer))
-        case 4:
-          guard let number = input.double() else { return nil }
-          values.append(.number(number))
-        case 5:
-          guard let string = input.string() else { return nil }
-          values.append(.string(string))
-        case 6: values.append(.table)
-        default: return nil
-        }
+        guard let value = input.value() else { return nil }
+        values.append(value)
       }
       frames.append(MeasurementFrame(t: t, index: index, values: values))
       lineNumbers.append(Int(line))
@@ -202,6 +165,24 @@ private struct ByteWriter {
   mutating func string(_ text: String) {
     uint32(UInt32(text.utf8.count))
     data += text.utf8
+  }
+
+  /// A tag byte, then the value's bytes.
+  mutating func value(_ value: MeasurementValue) {
+    switch value {
+    case .absent: byte(0)
+    case .bool(let bool): byte(bool ? 2 : 1)
+    case .integer(let integer):
+      byte(3)
+      int64(integer)
+    case .number(let number):
+      byte(4)
+      double(number)
+    case .string(let text):
+      byte(5)
+      string(text)
+    case .table: byte(6)
+    }
   }
 }
 
@@ -242,6 +223,19 @@ private struct ByteReader {
   mutating func count(atLeast size: Int) -> Int? {
     guard let count = uint32().map(Int.init), count <= (data.count - position) / size else { return nil }
     return count
+  }
+
+  mutating func value() -> MeasurementValue? {
+    switch byte() {
+    case 0: return .absent
+    case 1: return .bool(false)
+    case 2: return .bool(true)
+    case 3: return int64().map(MeasurementValue.integer)
+    case 4: return double().map(MeasurementValue.number)
+    case 5: return string().map(MeasurementValue.string)
+    case 6: return .table
+    default: return nil
+    }
   }
 
   mutating func string() -> String? {
