@@ -26,9 +26,52 @@ typedef enum wb_trip {
   WB_TRIP_INTERRUPT = 3,
 } wb_trip;
 
+/* wb_arena.c: a state's memory in one region, copied out and back whole. */
+enum { WB_ARENA_CLASSES = 40 };
+
+typedef struct wb_arena {
+  char *base; /* NULL: blocks come from malloc */
+  size_t reserved;
+  size_t top;
+  /* The highest top since the last copy_in: pages below it may be in use. */
+  size_t high;
+  void *free_lists[WB_ARENA_CLASSES];
+  /* Blocks from malloc because the region was full, still in use. */
+  size_t outside_blocks;
+} wb_arena;
+
+typedef struct wb_arena_copy {
+  wb_arena state;
+  char *bytes;
+} wb_arena_copy;
+
+int wb_arena_reserve(wb_arena *arena, size_t bytes);
+void wb_arena_release(wb_arena *arena);
+void *wb_arena_resize(wb_arena *arena, void *pointer, size_t old_size, size_t new_size);
+int wb_arena_copy_out(const wb_arena *arena, wb_arena_copy *copy);
+int wb_arena_copy_in(wb_arena *arena, const wb_arena_copy *copy);
+void wb_arena_copy_free(wb_arena_copy *copy);
+
+/* What wb_vm_restore puts back besides the state's memory. */
+typedef struct wb_saved_state {
+  wb_arena_copy memory;
+  int taken;
+  wb_limits limits;
+  size_t memory_in_use;
+  size_t memory_peak;
+  int node_count;
+  wb_node *nodes;
+  int ref_flow;
+  int ref_driver;
+  int ref_driver_state;
+  int ref_bound;
+} wb_saved_state;
+
 struct wb_vm {
   lua_State *L;
   wb_limits limits;
+  wb_arena arena;
+  wb_saved_state snapshot;
 
   size_t memory_in_use;
   size_t memory_peak;

@@ -46,7 +46,8 @@ static void *limited_alloc(void *ud, void *pointer, size_t old_size, size_t new_
   wb_vm *vm = ud;
   size_t previous = (pointer != NULL) ? old_size : 0;
   if (new_size == 0) {
-    free(pointer);
+    if (vm->arena.base != NULL) wb_arena_resize(&vm->arena, pointer, old_size, 0);
+    else free(pointer);
     vm->memory_in_use -= previous;
     return NULL;
   }
@@ -60,7 +61,8 @@ static void *limited_alloc(void *ud, void *pointer, size_t old_size, size_t new_
     }
     return NULL;
   }
-  void *block = realloc(pointer, new_size);
+  void *block = vm->arena.base != NULL ? wb_arena_resize(&vm->arena, pointer, previous, new_size)
+                                        : realloc(pointer, new_size);
   if (block == NULL) return NULL;
   vm->memory_in_use = vm->memory_in_use - previous + new_size;
   if (vm->memory_in_use > vm->memory_peak) vm->memory_peak = vm->memory_in_use;
@@ -583,8 +585,22 @@ static int open_state(lua_State *L) {
 }
 
 wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
+  return wb_vm_new_restorable(limits, host_fn, host, 0, 0);
+}
+
+wb_vm *wb_vm_new_restorable(const wb_limits *limits, wb_host_fn host_fn, void *host, int restorable,
+                            size_t region_bytes) {
   wb_vm *vm = calloc(1, sizeof *vm);
   if (vm == NULL) return NULL;
+  /* Room for the cap's worth of blocks rounded up to their classes, and
+     then some: past it, blocks come from malloc and the state can no
+     longer be copied, which is slower but never wrong. */
+  if (restorable && limits->memory_limit > 0 && limits->memory_limit <= ((size_t)1 << 34)) {
+    /* At least 1 GiB: a flow's own settings may raise the cap after this. */
+    size_t room = limits->memory_limit * 4 + ((size_t)16 << 20);
+    if (room < ((size_t)1 << 30)) room = (size_t)1 << 30;
+    (void)wb_arena_reserve(&vm->arena, region_bytes > 0 ? region_bytes : room);
+  }
   vm->limits = *limits;
   vm->host_fn = host_fn;
   vm->host = host;
@@ -598,6 +614,7 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
   vm->limits.memory_limit = 0;
   lua_State *L = lua_newstate(limited_alloc, vm);
   if (L == NULL) {
+    wb_arena_release(&vm->arena);
     free(vm);
     return NULL;
   }
@@ -607,6 +624,7 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host) {
   lua_pushlightuserdata(L, vm);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     lua_close(L);
+    wb_arena_release(&vm->arena);
     free(vm);
     return NULL;
   }
@@ -620,6 +638,9 @@ void wb_vm_close(wb_vm *vm) {
   if (vm == NULL) return;
   vm->running = 0;
   if (vm->L != NULL) lua_close(vm->L);
+  wb_arena_release(&vm->arena);
+  wb_arena_copy_free(&vm->snapshot.memory);
+  free(vm->snapshot.nodes);
   for (int i = 0; i < vm->root_count; i++) {
     free(vm->roots[i].directory);
     free(vm->roots[i].display);
@@ -1114,6 +1135,52 @@ wb_status wb_vm_call_bound(wb_vm *vm, int64_t index, const wb_frame *frame, cons
 }
 
 void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits) { vm->limits = *limits; }
+
+/* ---- snapshots ---------------------------------------------------------- */
+
+int wb_vm_snapshot(wb_vm *vm) {
+  wb_saved_state *snapshot = &vm->snapshot;
+  snapshot->taken = 0;
+  if (vm->running || wb_arena_copy_out(&vm->arena, &snapshot->memory) != 0) return -1;
+  wb_node *nodes = realloc(snapshot->nodes, (size_t)(vm->node_count ? vm->node_count : 1) * sizeof *nodes);
+  if (nodes == NULL) return -1;
+  if (vm->node_count > 0) memcpy(nodes, vm->nodes, (size_t)vm->node_count * sizeof *nodes);
+  snapshot->nodes = nodes;
+  snapshot->node_count = vm->node_count;
+  snapshot->limits = vm->limits;
+  snapshot->memory_in_use = vm->memory_in_use;
+  snapshot->memory_peak = vm->memory_peak;
+  snapshot->ref_flow = vm->ref_flow;
+  snapshot->ref_driver = vm->ref_driver;
+  snapshot->ref_driver_state = vm->ref_driver_state;
+  snapshot->ref_bound = vm->ref_bound;
+  snapshot->taken = 1;
+  return 0;
+}
+
+int wb_vm_restore(wb_vm *vm) {
+  const wb_saved_state *snapshot = &vm->snapshot;
+  if (!snapshot->taken || vm->running || wb_arena_copy_in(&vm->arena, &snapshot->memory) != 0) return -1;
+  /* The schema's nodes only ever grow, so the array holds the snapshot's. */
+  if (snapshot->node_count > 0) memcpy(vm->nodes, snapshot->nodes, (size_t)snapshot->node_count * sizeof *vm->nodes);
+  vm->node_count = snapshot->node_count;
+  vm->limits = snapshot->limits;
+  vm->memory_in_use = snapshot->memory_in_use;
+  vm->memory_peak = snapshot->memory_peak;
+  vm->ref_flow = snapshot->ref_flow;
+  vm->ref_driver = snapshot->ref_driver;
+  vm->ref_driver_state = snapshot->ref_driver_state;
+  vm->ref_bound = snapshot->ref_bound;
+  vm->instructions_used = 0;
+  vm->tripped = WB_TRIP_NONE;
+  vm->memory_line = 0;
+  vm->memory_file[0] = 0;
+  vm->calling_state = NULL;
+  clear_error(vm);
+  return 0;
+}
+
+size_t wb_vm_snapshot_bytes(const wb_vm *vm) { return vm->snapshot.taken ? vm->snapshot.memory.state.top : 0; }
 
 const wb_error *wb_vm_last_error(const wb_vm *vm) { return &vm->error; }
 size_t wb_vm_memory_in_use(const wb_vm *vm) { return vm->memory_in_use; }

@@ -67,22 +67,37 @@ public final class MeasurementCache {
   /// trace the first time. Nil for a trace too large to hold whole or one
   /// that cannot be read (the run reads its file and says why).
   public func replayableTrace(_ path: String) -> ReadTrace? {
-    guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
-      size <= MeasurementCache.replayableTraceLimit
-    else { return nil }
+    var information = stat()
+    guard stat(path, &information) == 0, information.st_size <= MeasurementCache.replayableTraceLimit else {
+      return nil
+    }
     let isEntry = path.hasPrefix(folder + "/") && path.hasSuffix(".jsonl")
     let binary = String(path.dropLast(".jsonl".count)) + ".replay"
-    if isEntry, let data = FileManager.default.contents(atPath: binary),
-      let read = ReadTrace(path: path, encoded: [UInt8](data))
+    // The binary form starts with the trace's size and time of change: an
+    // entry measured again (or edited by hand) is read from its text again.
+    let stamp = Self.stamp(information)
+    if isEntry, let data = FileManager.default.contents(atPath: binary), data.count > stamp.count,
+      data.prefix(stamp.count).elementsEqual(stamp),
+      let read = ReadTrace(path: path, encoded: [UInt8](data.dropFirst(stamp.count)))
     {
       return read
     }
     guard let read = try? ReadTrace(path: path) else { return nil }
     if isEntry, let bytes = read.encoded() {
       // A cache that cannot be written still replays: the binary form only saves time.
-      try? AtomicFile.write(bytes, to: binary)
+      try? AtomicFile.write(stamp + bytes, to: binary)
     }
     return read
+  }
+
+  /// A file's size and time of last change, as 24 bytes.
+  private static func stamp(_ information: stat) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(24)
+    for value in [Int64(information.st_size), Int64(information.st_mtim.tv_sec), Int64(information.st_mtim.tv_nsec)] {
+      withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+    return bytes
   }
 
   /// Lowercase hexadecimal, without String(format:), which cost more than

@@ -47,6 +47,12 @@ final class SessionEvaluator {
   /// the next evaluation) and every settings point replays it (the last
   /// trace read is kept).
   private var lastRead: ReadTrace?
+  /// The flow loaded once per settings point, for the first
+  /// `reusableFlowLimit` points (a sweep's points take turns at every
+  /// session, so none is dropped for another): the points past them, and
+  /// sessions with settings of their own, load the flow themselves.
+  private var reusableFlows: [[String]: ReusableFlow?] = [:]
+  static let reusableFlowLimit = 64
 
   /// Sessions measured now, and kept measurements replayed: for run.json.
   private(set) var counts = CacheCounts()
@@ -108,10 +114,14 @@ final class SessionEvaluator {
       var input = session.path
       switch Self.kind(of: session.path) {
       case .trace:
-        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
+        return run(
+          input: input, assignments: assignments, into: record, keptIn: kept, reusingLoad: session.settings.isEmpty,
+          measuringTo: nil)
       case .faceSchedule:
         input = try faceSceneTrace(session.path)
-        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
+        return run(
+          input: input, assignments: assignments, into: record, keptIn: kept, reusingLoad: session.settings.isEmpty,
+          measuringTo: nil)
       case .cardSchedule:
         input = try cardSceneRecording(session.path)
       case .recording:
@@ -120,19 +130,25 @@ final class SessionEvaluator {
       if point.comparesFaces {
         counts.measured += 1
         counts.measuredInputs.append(session.input)
-        return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
+        return run(
+          input: input, assignments: assignments, into: record, keptIn: kept, reusingLoad: session.settings.isEmpty,
+          measuringTo: nil)
       }
       let estimatorSettings = session.settings.filter { Self.estimatorKeys.contains($0.key) }
         .map { SettingText.assignment($0.key, $0.value) }
       let key = try cache.key(inputPath: input, recipe: point.recipe + estimatorSettings)
       if cache.contains(key) {
         counts.replayed += 1
-        return run(input: cache.path(key), assignments: assignments, into: record, keptIn: kept, measuringTo: nil)
+        return run(
+          input: cache.path(key), assignments: assignments, into: record, keptIn: kept,
+          reusingLoad: session.settings.isEmpty, measuringTo: nil)
       }
       counts.measured += 1
       counts.measuredInputs.append(session.input)
       let scratch = cache.scratchPath(key)
-      return run(input: input, assignments: assignments, into: record, keptIn: kept, measuringTo: (scratch, key))
+      return run(
+        input: input, assignments: assignments, into: record, keptIn: kept, reusingLoad: session.settings.isEmpty,
+        measuringTo: (scratch, key))
     } catch {
       record.error = error.summary
       return record
@@ -144,7 +160,7 @@ final class SessionEvaluator {
   /// Runs the flow on `input`; with `measuringTo`, the whole input is
   /// measured into that scratch file and kept under the key when complete.
   private func run(
-    input: String, assignments: [String], into base: SessionRecord, keptIn keptFolder: String?,
+    input: String, assignments: [String], into base: SessionRecord, keptIn keptFolder: String?, reusingLoad: Bool,
     measuringTo: (scratch: String, key: String)?
   ) -> SessionRecord {
     var record = base
@@ -166,6 +182,7 @@ final class SessionEvaluator {
         report: folder, analytics: [], options: &options, settingsDirectory: flow.settingsDirectory)
     }
     let session = RunSession(options, logger: logger, measuringWith: estimators)
+    if reusingLoad { session.loadedBefore = reusableFlow(flowOptions)?.next() }
     extras?.install(into: session)
     let events = DecisionSink()
     session.addEventSink(events)
@@ -211,6 +228,16 @@ final class SessionEvaluator {
       record.failedStep = events.failedStep
     }
     return record
+  }
+
+  /// The flow loaded once for these settings; nil when it does not load
+  /// cleanly (each session then loads it and reports the problem).
+  private func reusableFlow(_ options: FlowOptions) -> ReusableFlow? {
+    if let known = reusableFlows[options.assignments] { return known }
+    guard reusableFlows.count < Self.reusableFlowLimit else { return nil }
+    let flow = ReusableFlow(options, logger: logger)
+    reusableFlows[options.assignments] = .some(flow)
+    return flow
   }
 
   /// The trace at `path` read whole, or the one read for the point before;

@@ -62,6 +62,19 @@ final class FlowHost: ScriptHost {
     fallback = settings.string("messages.fallback") ?? "en"
   }
 
+  /// A host for another session of the same load: the settings, messages
+  /// and result keys as loading left them, nothing of a session's own.
+  init(afterLoadOf loaded: FlowHost) {
+    settingsBuilder = loaded.settingsBuilder
+    settings = loaded.settings
+    catalogs = loaded.catalogs
+    flowDisplayPath = loaded.flowDisplayPath
+    logger = loaded.logger
+    resultKeys = loaded.resultKeys
+    language = loaded.language
+    fallback = loaded.fallback
+  }
+
   /// Re-reads everything that depends on settings.
   func settingsChanged(_ resolved: ResolvedSettings) {
     settings = resolved

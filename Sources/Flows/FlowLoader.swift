@@ -284,6 +284,15 @@ public final class LoadedFlow {
   /// not say (then ``needs`` is nil).
   public var declaredNeeds: [String] { description.steps.flatMap(\.needs) + description.watchNeeds }
 
+  /// The same load with a fresh host for another session (``ReusableFlow``).
+  func withFreshHost() -> LoadedFlow {
+    let host = FlowHost(afterLoadOf: host)
+    vm.rebind(host: host)
+    return LoadedFlow(
+      options: options, home: home, displayPath: displayPath, description: description, vm: vm, catalogs: catalogs,
+      host: host)
+  }
+
   init(
     options: FlowOptions, home: WorkbenchHome, displayPath: String, description: FlowDescription,
     vm: LuaVM, catalogs: MessageCatalogs, host: FlowHost
@@ -313,6 +322,15 @@ public enum FlowLoader {
   /// the first (for `workbench check`). Throws only for an interruption.
   public static func load(
     _ options: FlowOptions, logger: Logger, problems: inout [Diagnostic], traceback: inout String?
+  ) throws(WorkbenchError) -> LoadedFlow? {
+    try load(options, logger: logger, problems: &problems, traceback: &traceback, restorable: false)
+  }
+
+  /// With `restorable`, the flow's Lua state can be copied and put back
+  /// (``ReusableFlow``).
+  static func load(
+    _ options: FlowOptions, logger: Logger, problems: inout [Diagnostic], traceback: inout String?,
+    restorable: Bool
   ) throws(WorkbenchError) -> LoadedFlow? {
     let home: WorkbenchHome
     do {
@@ -348,7 +366,7 @@ public enum FlowLoader {
     let host = FlowHost(settingsBuilder: builder, catalogs: catalogs, flowDisplayPath: displayPath, logger: logger)
     let vm: LuaVM
     do {
-      vm = try LuaVM(limits: limits(host.settings), host: host)
+      vm = try LuaVM(limits: limits(host.settings), host: host, restorable: restorable)
     } catch {
       problems.append(error.diagnostic)
       return nil

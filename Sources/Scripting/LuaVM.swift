@@ -51,14 +51,23 @@ public final class LuaVM {
   private let vm: OpaquePointer
   private let hostBox: HostBox
 
-  public init(limits: ScriptLimits, host: any ScriptHost) throws(ScriptError) {
+  /// With `restorable`, the state can be copied and put back
+  /// (``snapshot()``, ``restore()``): its memory is one region reserved
+  /// for it (`regionBytes`, or by default four times the memory cap and at
+  /// least 1 GiB of address space), which needs a memory cap.
+  public init(limits: ScriptLimits, host: any ScriptHost, restorable: Bool = false, regionBytes: Int = 0)
+    throws(ScriptError)
+  {
     let box = HostBox()
     box.host = host
     hostBox = box
     var cLimits = wb_limits(
       memory_limit: limits.memoryLimit, instruction_limit: limits.instructionLimit,
       pattern_budget: limits.patternBudget)
-    guard let created = wb_vm_new(&cLimits, hostTrampoline, Unmanaged.passUnretained(box).toOpaque()) else {
+    guard
+      let created = wb_vm_new_restorable(
+        &cLimits, hostTrampoline, Unmanaged.passUnretained(box).toOpaque(), restorable ? 1 : 0, regionBytes)
+    else {
       throw ScriptError(kind: .memoryLimit, message: "cannot create a Lua state")
     }
     vm = created
@@ -208,6 +217,23 @@ public final class LuaVM {
     try check(wb_vm_call_bound(vm, Int64(index), &frame, cKey, number, &result))
     return DriverResult(result)
   }
+
+  /// Keeps the state as it is now, for ``restore()``. False when it
+  /// cannot: the VM is not restorable, or its memory outgrew its region.
+  @discardableResult
+  public func snapshot() -> Bool { wb_vm_snapshot(vm) == 0 }
+
+  /// Makes the state what it was at the last ``snapshot()``: every global,
+  /// module, upvalue and the memory count. False when it cannot (no
+  /// snapshot, or the memory outgrew its region since): then the state is
+  /// as it was, and only a new VM starts clean.
+  public func restore() -> Bool { wb_vm_restore(vm) == 0 }
+
+  /// The bytes the last snapshot holds (0 without one).
+  public var snapshotBytes: Int { wb_vm_snapshot_bytes(vm) }
+
+  /// Sends the script's calls to `host` from now on.
+  public func rebind(host: any ScriptHost) { hostBox.host = host }
 
   public var memoryInUse: Int { wb_vm_memory_in_use(vm) }
   public var memoryPeak: Int { wb_vm_memory_peak(vm) }

@@ -44,6 +44,9 @@ public final class RunSession {
   /// Called once the flow has loaded, before the input opens, with the
   /// license features the run needs (what it measures: card, face).
   public var onFlowLoaded: ((LoadedFlow, [String]) -> Void)?
+  /// The flow of `options.flow`, loaded before (``ReusableFlow``): open()
+  /// runs it instead of loading the file. A restart loads the file.
+  public var loadedBefore: LoadedFlow?
 
   let logger: Logger
   private let openFrames: SourceOpener
@@ -174,7 +177,11 @@ public final class RunSession {
     }
     let flow: LoadedFlow
     do {
-      flow = try FlowLoader.load(options.flow, logger: logger)
+      if let loadedBefore {
+        flow = loadedBefore
+      } else {
+        flow = try FlowLoader.load(options.flow, logger: logger)
+      }
     } catch {
       end(.flowNotLoaded(error))
       return false

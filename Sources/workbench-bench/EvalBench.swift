@@ -9,7 +9,7 @@ import RunComposition
 /// cache). In process, as `workbench eval` runs with --jobs 1.
 func runEvalBenchmarks() throws {
   let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 5
-  let sessions = Int(ProcessInfo.processInfo.environment["BENCH_EVAL_SESSIONS"] ?? "") ?? 200
+  let sessions = Int(ProcessInfo.processInfo.environment["BENCH_EVAL_SESSIONS"] ?? "") ?? 1000
   var logger = Logger(label: "bench")
   logger.logLevel = .critical
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workbench-eval-bench-\(getpid())").path

@@ -129,6 +129,74 @@ struct SharpnessCorpus {
     #expect(records.count == 4 * 5)
   }
 
+  @Test func everySessionStartsFromTheFlowAsLoadedWhateverTheSessionBeforeChanged() throws {
+    let corpus = try SharpnessCorpus()
+    defer { corpus.folder.remove() }
+    // Sessions share one load per settings point; a step that changes the
+    // file's own state, the step library's module and a global must not
+    // let the next session see it.
+    let counting = try corpus.folder.write(
+      "counting.lua",
+      """
+      local wb = require "wb"
+      local sessions = 0
+      local S = wb.settings {
+        ["sharp.min"] = { type = "number", default = 0.5, min = 0, max = 1, doc = "Lowest quality.blur" },
+      }
+      return wb.flow {
+        name = "counting",
+        steps = { wb.step { name = "first session", needs = { "quality.blur" }, timeout = 10,
+          update = function(self, m, ctx)
+            if not rawget(ctx, "counted") then
+              ctx.counted = true
+              sessions = sessions + 1
+              leaked = (leaked or 0) + 1
+              rawset(wb, "leaked", (rawget(wb, "leaked") or 0) + 1)
+            end
+            if sessions == 1 and leaked == 1 and rawget(wb, "leaked") == 1 and S.sharp.min <= 1 then return true end
+            return false
+          end } },
+      }
+      """)
+    var options = corpus.options(out: corpus.folder.file("counting"))
+    options.flow = RunSettings.flowOptions(counting)
+    options.grid = SettingsGrid(axes: [try SettingsGrid.axis("sharp.min=0.2,0.8")])
+    let outcome = Evaluation.run(options, logger: logger)
+    #expect(outcome.status == .passed, "\(outcome.problems)")
+    let records = SessionLog.read(corpus.folder.file("counting/sessions.jsonl"))
+    #expect(records.count == 8)
+    let made = records.filter { $0.id != "broken" }
+    #expect(made.count == 6)
+    #expect(made.allSatisfy { $0.decision == .accepted }, "\(made.map { "\($0.id): \($0.reason)" })")
+  }
+
+  @Test func aKeptMeasurementChangedByHandIsReplayedAsItIsNow() throws {
+    let corpus = try SharpnessCorpus()
+    defer { corpus.folder.remove() }
+    // Measured, then replayed: the replay keeps a binary form beside each entry.
+    for out in ["one", "two"] {
+      #expect(Evaluation.run(corpus.options(out: corpus.folder.file(out)), logger: logger).status == .passed)
+    }
+    let cache = corpus.folder.file("cache")
+    let files = try FileManager.default.subpathsOfDirectory(atPath: cache)
+    let entries = files.filter { $0.hasSuffix(".jsonl") }
+    #expect(entries.count == 3)
+    #expect(files.filter { $0.hasSuffix(".replay") }.count == 3)
+    #expect(SessionLog.read(corpus.folder.file("two/sessions.jsonl")).contains { $0.decision == .accepted })
+    // Every frame made blurred: no session can pass now.
+    for entry in entries {
+      let path = cache + "/" + entry
+      let text = corpus.text(path)
+      let blurred = text.replacing(/"blur":[0-9.eE+-]+/, with: "\"blur\":0")
+      #expect(blurred != text)
+      try blurred.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    #expect(Evaluation.run(corpus.options(out: corpus.folder.file("three")), logger: logger).status == .passed)
+    let records = SessionLog.read(corpus.folder.file("three/sessions.jsonl"))
+    #expect(records.count == 4)
+    #expect(!records.contains { $0.decision == .accepted }, "\(records.map { "\($0.id): \($0.reason)" })")
+  }
+
   @Test func aFlowsOwnScoreIsTheSessionsScoreUnlessTheCommandLineGivesOne() throws {
     let corpus = try SharpnessCorpus()
     defer { corpus.folder.remove() }

@@ -64,6 +64,25 @@ typedef int (*wb_host_fn)(void *host, int function_id, const char *args_json, si
 
 wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
 
+/*
+ * A state that can be copied out and put back (`restorable` non-zero and a
+ * memory cap): its memory is one reserved region. wb_vm_snapshot copies the
+ * state as it is; wb_vm_restore makes it that state again, whatever ran in
+ * between, for the price of a memcpy. Both return 0, or -1 when they cannot:
+ * no region (not restorable, no cap, or the reservation failed), no
+ * snapshot taken, a call running, or blocks that outgrew the region (close
+ * the state and make a new one). Take a snapshot outside any call. A
+ * restore also puts back the limits the snapshot was taken with. The region
+ * is `region_bytes` (0: four times the cap and 16 MiB, at least 1 GiB, as a
+ * flow's own settings may raise the cap later; only pages in use cost memory).
+ */
+wb_vm *wb_vm_new_restorable(const wb_limits *limits, wb_host_fn host_fn, void *host, int restorable,
+                            size_t region_bytes);
+int wb_vm_snapshot(wb_vm *vm);
+int wb_vm_restore(wb_vm *vm);
+/* The bytes the snapshot holds; 0 when none was taken. */
+size_t wb_vm_snapshot_bytes(const wb_vm *vm);
+
 /* Offers a host function to scripts, as a field of the table require
    "wb.native" returns; a function named "log" also receives print(...).
    Returns its id (1, 2, ...), or 0 when the name is empty, too long (over
