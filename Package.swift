@@ -78,6 +78,14 @@ let package = Package(
     .target(
       name: "CFaceRecognition",
       linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack")]),
+    // Presentation-attack models (ONNX) through OpenCV's DNN module (Debian libopencv-dnn-dev),
+    // behind a C++ shim that stops every C++ exception. docs/liveness.md.
+    .target(
+      name: "CPresentationAttack",
+      cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+      linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]),
+    // A face's live probability from a model the user brings: crop, input, output.
+    .target(name: "PresentationAttack", dependencies: ["CPresentationAttack", "Imaging"]),
     // Face descriptors: the model, alignment from the face mesh, the estimator, still images.
     .target(
       name: "FaceRecognition",
@@ -312,6 +320,9 @@ let package = Package(
     .target(
       name: "FlowsTesting", dependencies: ["Flows", "Settings", "JSONCore", "TestSupport"], path: "Tests/FlowsTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+    .testTarget(
+      name: "PresentationAttackTests", dependencies: ["PresentationAttack", "Imaging", "TestSupport"],
+      exclude: ["make_models.py"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(
