@@ -53,6 +53,18 @@ public struct ResolvedSettings: Sendable {
     return nil
   }
 
+  /// A `numbers` setting's list (one number is a list of one).
+  public func numbers(_ key: String) -> [Double]? {
+    if case .numbers(let numbers) = self[key] { return numbers }
+    return nil
+  }
+
+  /// A `strings` setting's list (one string is a list of one).
+  public func strings(_ key: String) -> [String]? {
+    if case .strings(let strings) = self[key] { return strings }
+    return nil
+  }
+
   public func source(of key: String) -> SettingSource? { setting(key)?.source }
 
   /// The values as nested objects along the dotted keys, keys sorted:

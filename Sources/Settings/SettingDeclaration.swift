@@ -58,6 +58,21 @@ public struct SettingDeclaration: Sendable, Equatable {
     SettingDeclaration(key: key, type: .choice(choices), defaultValue: .string(defaultValue), doc: doc)
   }
 
+  /// A number or a list of numbers (`80`, `[128, 128]`), each in the range.
+  public static func numbers(
+    _ key: String, default defaultValue: [Double], lengths: ClosedRange<Int>, minimum: Double? = nil,
+    maximum: Double? = nil, unit: String? = nil, doc: String
+  ) -> SettingDeclaration {
+    SettingDeclaration(
+      key: key, type: .numbers(lengths: lengths), defaultValue: .numbers(defaultValue), minimum: minimum,
+      maximum: maximum, doc: doc, unit: unit)
+  }
+
+  /// A string or a list of strings.
+  public static func strings(_ key: String, default defaultValue: [String], doc: String) -> SettingDeclaration {
+    SettingDeclaration(key: key, type: .strings, defaultValue: .strings(defaultValue), doc: doc)
+  }
+
   /// Whether `key` has the form `^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`.
   public static func isValidKey(_ key: String) -> Bool {
     let segments = key.split(separator: ".", omittingEmptySubsequences: false)
@@ -130,8 +145,13 @@ public struct SettingDeclaration: Sendable, Equatable {
     switch (type, defaultValue) {
     case (.number, .number(let number)) where !number.isFinite:
       problems.append("setting '\(key)' has a default that is not finite")
-    case (.number, .number), (.number, .integer), (.integer, .integer), (.boolean, .boolean), (.string, .string):
+    case (.number, .number), (.number, .integer), (.integer, .integer), (.boolean, .boolean), (.string, .string),
+      (.strings, .strings):
       break
+    case (.numbers(let lengths), .numbers(let numbers)):
+      if !lengths.contains(numbers.count) || numbers.contains(where: { !$0.isFinite }) {
+        problems.append("setting '\(key)' must have \(type.expectation) as default, got \(defaultValue.quoted)")
+      }
     case (.choice(let choices), .string(let choice)):
       if !choices.isEmpty, !choices.contains(choice) {
         problems.append("setting '\(key)' has default \(quote(choice)), which is not \(type.expectation)")
@@ -139,7 +159,7 @@ public struct SettingDeclaration: Sendable, Equatable {
     default:
       problems.append("setting '\(key)' must have \(type.expectation) as default, got \(defaultValue.quoted)")
     }
-    if let number = defaultValue.numericValue, number.isFinite, type.allowsRange, !isInRange(number),
+    if defaultValue.rangedNumbers.contains(where: { $0.isFinite && !isInRange($0) }), type.allowsRange,
       let range = rangeDescription
     {
       problems.append("setting '\(key)' has default \(defaultValue) outside its range \(range)")

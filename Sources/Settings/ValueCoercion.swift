@@ -19,7 +19,7 @@ extension SettingDeclaration {
   /// The value `input` gives this setting, or why it gives none.
   func value(from input: AssignedInput) throws(ValueProblem) -> SettingValue {
     let value = try typedValue(from: input)
-    if let number = value.numericValue, !isInRange(number), let range = rangeDescription {
+    if let number = value.rangedNumbers.first(where: { !isInRange($0) }), let range = rangeDescription {
       throw ValueProblem(
         message: "setting '\(key)' = \(value) is out of range: allowed \(range)",
         help: "use a value in \(range) (the default is \(withUnit(defaultValue.description)))")
@@ -47,6 +47,16 @@ extension SettingDeclaration {
     case .choice(let choices):
       guard let name = json.stringValue, choices.contains(name) else { return nil }
       return .string(name)
+    case .numbers(let lengths):
+      let numbers = json.arrayValue.map { $0.compactMap(\.doubleValue) } ?? json.doubleValue.map { [$0] }
+      guard let numbers, numbers.count == (json.arrayValue?.count ?? 1), lengths.contains(numbers.count) else {
+        return nil
+      }
+      return .numbers(numbers)
+    case .strings:
+      let strings = json.arrayValue.map { $0.compactMap(\.stringValue) } ?? json.stringValue.map { [$0] }
+      guard let strings, strings.count == (json.arrayValue?.count ?? 1) else { return nil }
+      return .strings(strings)
     }
   }
 
@@ -60,6 +70,16 @@ extension SettingDeclaration {
     case .boolean: return parseBooleanWord(trimmed).map(SettingValue.boolean)
     case .string: return .string(text)
     case .choice(let choices): return choices.contains(trimmed) ? .string(trimmed) : nil
+    case .numbers:
+      // `80` or `[128, 128]`, as JSON writes them.
+      if let number = parseDecimal(trimmed) { return value(fromJSON: .number(number)) }
+      return (try? JSONParser.parse(bytes: Array(trimmed.utf8))).flatMap { value(fromJSON: $0) }
+    case .strings:
+      // A JSON list of strings, else the text itself (a path).
+      if trimmed.hasPrefix("["), let list = try? JSONParser.parse(bytes: Array(trimmed.utf8)) {
+        return value(fromJSON: list)
+      }
+      return .strings([text])
     }
   }
 
@@ -85,6 +105,11 @@ extension SettingDeclaration {
     case .integer: return "give a whole number, such as the default \(defaultValue)"
     case .boolean: return "use true or false (yes/no, on/off and 1/0 work too)"
     case .string: return "put the value in double quotes"
+    case .numbers(let lengths):
+      return lengths.contains(1)
+        ? "give a number, or a list such as [\(Array(repeating: "1", count: max(2, lengths.lowerBound)).joined(separator: ", "))]"
+        : "give a list such as [\(Array(repeating: "1", count: lengths.lowerBound).joined(separator: ", "))]"
+    case .strings: return "give a string, or a list of strings such as [\"a\", \"b\"]"
     case .choice(let choices):
       let list = "use one of: " + choices.joined(separator: ", ")
       guard let text, let closest = closestNames(to: text, among: choices, limit: 1).first else { return list }
