@@ -85,7 +85,12 @@ let package = Package(
       cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
       linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]),
     // A face's live probability from a model the user brings: crop, input, output.
-    .target(name: "PresentationAttack", dependencies: ["CPresentationAttack", "Imaging"]),
+    .target(
+      name: "PresentationAttack",
+      dependencies: [
+        "CPresentationAttack", "Imaging", "FaceEstimation", "Estimators", "Measurements", "Settings",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // Face descriptors: the model, alignment from the face mesh, the estimator, still images.
     .target(
       name: "FaceRecognition",
@@ -238,7 +243,7 @@ let package = Package(
       dependencies: [
         "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging", "Capture",
         "Estimators", "Licensing", "FaceEstimation", "CardEstimation", "Analytics", "SessionReport",
-        "FaceRecognition", "Gallery",
+        "FaceRecognition", "Gallery", "PresentationAttack",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -321,7 +326,11 @@ let package = Package(
       name: "FlowsTesting", dependencies: ["Flows", "Settings", "JSONCore", "TestSupport"], path: "Tests/FlowsTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     .testTarget(
-      name: "PresentationAttackTests", dependencies: ["PresentationAttack", "Imaging", "TestSupport"],
+      name: "PresentationAttackTests",
+      dependencies: [
+        "PresentationAttack", "FaceEstimation", "FaceEstimationTesting", "Estimators", "Measurements", "Settings",
+        "Imaging", "TestSupport",
+      ],
       exclude: ["make_models.py"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),

@@ -1,3 +1,4 @@
+import FaceEstimation
 import Foundation
 import Imaging
 
@@ -32,21 +33,6 @@ public struct PADConfiguration: Sendable, Equatable {
   }
 
   func cropScale(ofModel index: Int) -> Double { cropScales.count == 1 ? cropScales[0] : cropScales[index] }
-}
-
-/// A face box in pixels of the frame: left, top, width, height.
-public struct FaceBox: Sendable, Equatable {
-  public var x: Double
-  public var y: Double
-  public var width: Double
-  public var height: Double
-
-  public init(x: Double, y: Double, width: Double, height: Double) {
-    self.x = x
-    self.y = y
-    self.width = width
-    self.height = height
-  }
 }
 
 /// A face's live probability from one or more models: the crop, the

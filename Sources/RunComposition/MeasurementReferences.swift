@@ -4,6 +4,7 @@ import FaceEstimation
 import Flows
 import Logging
 import Measurements
+import PresentationAttack
 import Settings
 
 /// What `workbench check` holds a flow's fields against.
@@ -27,6 +28,7 @@ public enum MeasurementReferences {
   /// error, not a misspelled field.
   public static let faceFields =
     FaceEstimator.measurementFields + [MeasurementField("face.descriptor", .onRequest)]
+    + PassiveLivenessEstimator.measurementFields
 
   /// The estimators a run could have, asking for nothing (so that a
   /// missing face backend is not tried, nor warned about).

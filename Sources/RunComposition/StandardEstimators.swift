@@ -5,6 +5,7 @@ import FaceEstimation
 import FaceRecognition
 import Flows
 import Logging
+import PresentationAttack
 import Session
 import Settings
 
@@ -44,6 +45,7 @@ public struct StandardEstimators: EstimatorProvider {
           guard let estimator = estimator as? FaceEstimator else { return [estimator] }
           return [FaceCaptureEstimator(estimator)]
             + descriptorEstimator(estimator, home, settings: settings, wanted: wanted, logger: logger)
+            + livenessEstimator(estimator, settings: settings, wanted: wanted, logger: logger)
         }
       } catch {
         logger.warning("\(error)\(error.help.map { " (\($0))" } ?? "")")
@@ -54,6 +56,18 @@ public struct StandardEstimators: EstimatorProvider {
     let card = CardEstimatorSetup.make(
       settings: settings, face: FaceEstimators.isInstalled(options) ? options : nil, logger: logger)
     return BuiltinEstimators.all() + card + face + plugins
+  }
+
+  /// The presentation-attack estimator beside `face`: when `pad.model` is
+  /// set (then every run that reads faces also has face.liveness), or when
+  /// a step needs `face.liveness` (a missing model is then the run's error).
+  static func livenessEstimator(
+    _ face: FaceEstimator, settings: ResolvedSettings?, wanted: [String]?, logger: Logger
+  ) -> [any Estimator] {
+    guard PassiveLivenessEstimator.configuration(settings) != nil || PassiveLivenessEstimator.isWanted(wanted) else {
+      return []
+    }
+    return [PassiveLivenessEstimator(face: face, settings: settings, logger: logger)]
   }
 
   /// The descriptor estimator beside `face`: when a step needs

@@ -38,7 +38,8 @@ public enum SettingType: Sendable, Equatable {
     case .numbers(let lengths):
       let count =
         lengths.lowerBound == lengths.upperBound
-        ? "\(lengths.lowerBound)" : lengths.upperBound == Int.max ? "any number of" : "\(lengths.lowerBound) to \(lengths.upperBound)"
+        ? "\(lengths.lowerBound)"
+        : lengths.upperBound == Int.max ? "any number of" : "\(lengths.lowerBound) to \(lengths.upperBound)"
       return lengths.contains(1) ? "a number or a list of \(count) numbers" : "a list of \(count) numbers"
     case .strings: return "a string or a list of strings"
     }
@@ -71,7 +72,8 @@ public enum SettingValue: Sendable, Equatable, CustomStringConvertible {
     case .boolean(let boolean): return boolean ? "true" : "false"
     case .string(let string): return string
     case .numbers(let numbers):
-      return numbers.count == 1 ? formatNumber(numbers[0]) : "[" + numbers.map(formatNumber).joined(separator: ", ") + "]"
+      return numbers.count == 1
+        ? formatNumber(numbers[0]) : "[" + numbers.map(formatNumber).joined(separator: ", ") + "]"
     case .strings(let strings):
       return strings.count == 1 ? strings[0] : "[" + strings.map(quote).joined(separator: ", ") + "]"
     }

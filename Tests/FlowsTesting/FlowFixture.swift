@@ -57,6 +57,11 @@ public enum EstimatorSettingsDouble {
       case .integer(let integer): declarations.append(.number(key, default: Double(integer), doc: "test double"))
       case .number(let number): declarations.append(.number(key, default: number, doc: "test double"))
       case .string(let text): declarations.append(.string(key, default: text, doc: "test double"))
+      case .array(let items) where !items.isEmpty && items.allSatisfy({ $0.doubleValue != nil }):
+        declarations.append(
+          .numbers(key, default: items.compactMap(\.doubleValue), lengths: 1...64, doc: "test double"))
+      case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
+        declarations.append(.strings(key, default: items.compactMap(\.stringValue), doc: "test double"))
       default: return
       }
     }

@@ -1,3 +1,4 @@
+import FaceEstimation
 import Foundation
 import Imaging
 import PresentationAttack

@@ -32,8 +32,15 @@ import Testing
     for declaration in declared {
       let value = try #require(file[declaration.key], "configs/settings.json lacks \(declaration.key)")
       let expected = declaration.defaultValue.jsonValue
+      // Whole numbers are integers in the file and numbers in a declaration.
+      func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        if let left = a.arrayValue, let right = b.arrayValue {
+          return left.count == right.count && zip(left, right).allSatisfy(same)
+        }
+        return a == b || (a.doubleValue != nil && a.doubleValue == b.doubleValue)
+      }
       #expect(
-        value == expected || (value.doubleValue != nil && value.doubleValue == expected.doubleValue),
+        same(value, expected),
         "\(declaration.key): the file says \(value.jsonText), the default is \(declaration.defaultValue.jsonValue.jsonText)"
       )
     }

@@ -39,7 +39,8 @@ import Testing
     #expect(single.numbers("model.input_size") == [112])
     #expect(single["model.input_size"]?.description == "112")
     #expect(single.strings("model.files") == ["models/one model.onnx"])
-    #expect(single.strings("model.files").map { _ in single["model.files"]?.jsonValue } == .string("models/one model.onnx"))
+    #expect(
+      single.strings("model.files").map { _ in single["model.files"]?.jsonValue } == .string("models/one model.onnx"))
   }
 
   @Test func aWrongLengthTypeOrValueIsNamed() throws {
@@ -59,7 +60,9 @@ import Testing
       builder.assign("model.input_size", .array([.integer(128), .integer(0)]), source: .commandLine)
       builder.assign("model.files", .array([.string("a.onnx"), .integer(3)]), source: .commandLine)
     }
-    #expect(range.map(\.message).first == "setting 'model.input_size' = [128, 0] is out of range: allowed 1 ... 4096 (from --set)")
+    #expect(
+      range.map(\.message).first
+        == "setting 'model.input_size' = [128, 0] is out of range: allowed 1 ... 4096 (from --set)")
     #expect(range.count == 2)
     #expect(range.last?.message.hasPrefix("setting 'model.files' must be a string or a list of strings") == true)
   }

@@ -1,0 +1,83 @@
+import Foundation
+import JSONCore
+import TestSupport
+import Testing
+
+/// `face.liveness.onnx` in whole runs of the bundled real recording, with a
+/// model built at test time (make_models.py, the onnx Python package from
+/// scripts/install-test-deps): no model ships with workbench.
+@Suite(.serialized) struct PassiveLivenessRunTests {
+  private let recording = "examples/recordings/face-blink.avi"
+  static let python = packageRootPath + "/.build/test-python/bin/python"
+  static var available: Bool {
+    ContinuousIntegration.isRunning || FileManager.default.isExecutableFile(atPath: python)
+  }
+
+  func model(in folder: TemporaryFolder) throws -> String {
+    let run = try Spawn.run(
+      Self.python, [packageRootPath + "/Tests/PresentationAttackTests/make_models.py", "build", folder.path])
+    #expect(run.status == 0, "\(run.stderr)")
+    return folder.file("minifas-80.onnx")
+  }
+
+  @Test(.enabled(if: available)) func everyFrameWithAFaceHasItsLiveProbability() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "passive.lua",
+      """
+      local wb = require "wb"
+      return wb.flow {
+        name = "passive",
+        -- Never passes: the run reads the whole recording.
+        steps = { wb.threshold { name = "live face", field = "face.liveness", above = 1.5, crossing = false, timeout = 60 } },
+      }
+      """)
+    let outcome = try workbench(
+      [
+        "run", flow, "--input", recording, "--quiet", "--set", "pad.model=\(try model(in: folder))",
+        "--trace-out", folder.file("t.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let lines = (fileText(folder.file("t.jsonl")) ?? "").split(separator: "\n").dropFirst()
+    let values = try lines.map { line -> Double in
+      let frame = try JSONParser.parse(bytes: Array(line.utf8))
+      return try #require(frame["face"]?["liveness"]?.doubleValue, "\(line.prefix(80))")
+    }
+    #expect(values.count > 60)
+    #expect(values.allSatisfy { (0...1).contains($0) })
+    #expect(Set(values).count > 1)
+  }
+
+  @Test(.enabled(if: available)) func aLowLiveProbabilityFailsTheBestShotWithLunasCode() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      [
+        "run", "examples/best-shot.lua", "--input", recording, "--quiet", "--set", "pad.model=\(try model(in: folder))",
+        "--set", "best_shot.min_face_px=100", "--set", "best_shot.min_liveness=0.99", "--set", "best_shot.timeout=1.5",
+        "--events", folder.file("e.jsonl"),
+      ], folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let result = try #require(try events(folder.file("e.jsonl")).last { $0["type"] == "result" })
+    #expect(result["code"] == 1004, "\(result)")
+  }
+
+  @Test func aFlowThatReadsLivenessWithoutAModelStopsAtStart() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "passive.lua",
+      """
+      local wb = require "wb"
+      return wb.flow {
+        name = "passive",
+        steps = { wb.threshold { name = "live face", field = "face.liveness", above = 0.5, timeout = 5 } },
+      }
+      """)
+    let outcome = try workbench(["run", flow, "--input", recording, "--quiet"], folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    #expect(outcome.stderr.contains("face.liveness needs a presentation-attack model, and pad.model is empty"))
+    #expect(outcome.stderr.contains("set pad.model"))
+  }
+}
