@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
 
 struct wb_pad_net {
   cv::dnn::Net net;
@@ -46,6 +47,21 @@ void quiet() {
   (void)silenced;
 }
 
+// Runs `body`, turning any exception into a message: false when one was thrown.
+template <typename Body> bool guarded(char *error, size_t capacity, Body body) {
+  try {
+    body();
+    return true;
+  } catch (const cv::Exception &exception) {
+    say(error, capacity, exception);
+  } catch (const std::exception &exception) {
+    say(error, capacity, exception.what());
+  } catch (...) {
+    say(error, capacity, "an unknown error");
+  }
+  return false;
+}
+
 int forward(wb_pad_net *net, float *output, int capacity) {
   net->net.setInput(net->input);
   cv::Mat result = net->net.forward();
@@ -74,13 +90,9 @@ extern "C" wb_pad_net *wb_pad_open(const char *path, int channels, int height, i
     say(error, error_capacity, "out of memory");
     return nullptr;
   }
-  try {
+  bool opened = guarded(error, error_capacity, [&] {
     net->net = cv::dnn::readNetFromONNX(path);
-    if (net->net.empty()) {
-      say(error, error_capacity, "the file holds no network");
-      delete net;
-      return nullptr;
-    }
+    if (net->net.empty()) throw std::runtime_error("the file holds no network");
     net->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     net->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
     *stage = WB_PAD_CHECKING;
@@ -90,14 +102,8 @@ extern "C" wb_pad_net *wb_pad_open(const char *path, int channels, int height, i
     net->height = height;
     net->width = width;
     net->outputs = forward(net, nullptr, 0);
-    return net;
-  } catch (const cv::Exception &exception) {
-    say(error, error_capacity, exception);
-  } catch (const std::exception &exception) {
-    say(error, error_capacity, exception.what());
-  } catch (...) {
-    say(error, error_capacity, "an unknown error");
-  }
+  });
+  if (opened) return net;
   delete net;
   return nullptr;
 }
@@ -106,18 +112,13 @@ extern "C" int wb_pad_output_count(const wb_pad_net *net) { return net->outputs;
 
 extern "C" int wb_pad_run(wb_pad_net *net, const float *input, float *output, int capacity, char *error,
                           size_t error_capacity) {
-  try {
+  int count = -1;
+  guarded(error, error_capacity, [&] {
     std::memcpy(net->input.ptr<float>(), input,
                 static_cast<size_t>(net->channels) * net->height * net->width * sizeof(float));
-    return forward(net, output, capacity);
-  } catch (const cv::Exception &exception) {
-    say(error, error_capacity, exception);
-  } catch (const std::exception &exception) {
-    say(error, error_capacity, exception.what());
-  } catch (...) {
-    say(error, error_capacity, "an unknown error");
-  }
-  return -1;
+    count = forward(net, output, capacity);
+  });
+  return count;
 }
 
 extern "C" void wb_pad_close(wb_pad_net *net) { delete net; }

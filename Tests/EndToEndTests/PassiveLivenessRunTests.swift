@@ -20,19 +20,24 @@ import Testing
     return folder.file("minifas-80.onnx")
   }
 
-  @Test(.enabled(if: available)) func everyFrameWithAFaceHasItsLiveProbability() throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let flow = try folder.write(
+  /// A flow of one step: face.liveness above `above`.
+  func passiveFlow(in folder: TemporaryFolder, above: Double) throws -> String {
+    try folder.write(
       "passive.lua",
       """
       local wb = require "wb"
       return wb.flow {
         name = "passive",
-        -- Never passes: the run reads the whole recording.
-        steps = { wb.threshold { name = "live face", field = "face.liveness", above = 1.5, crossing = false, timeout = 60 } },
+        steps = { wb.threshold { name = "live face", field = "face.liveness", above = \(above), crossing = false, timeout = 60 } },
       }
       """)
+  }
+
+  @Test(.enabled(if: available)) func everyFrameWithAFaceHasItsLiveProbability() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // Never passes: the run reads the whole recording.
+    let flow = try passiveFlow(in: folder, above: 1.5)
     let outcome = try workbench(
       [
         "run", flow, "--input", recording, "--quiet", "--set", "pad.model=\(try model(in: folder))",
@@ -66,15 +71,7 @@ import Testing
   @Test func aFlowThatReadsLivenessWithoutAModelStopsAtStart() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
-    let flow = try folder.write(
-      "passive.lua",
-      """
-      local wb = require "wb"
-      return wb.flow {
-        name = "passive",
-        steps = { wb.threshold { name = "live face", field = "face.liveness", above = 0.5, timeout = 5 } },
-      }
-      """)
+    let flow = try passiveFlow(in: folder, above: 0.5)
     let outcome = try workbench(["run", flow, "--input", recording, "--quiet"], folder: folder)
     #expect(outcome.status == 2, "\(outcome)")
     #expect(outcome.stderr.contains("face.liveness needs a presentation-attack model, and pad.model is empty"))
