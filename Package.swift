@@ -91,6 +91,10 @@ let package = Package(
         "CPresentationAttack", "Imaging", "FaceEstimation", "Estimators", "Measurements", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Model-free cues of a real head: motion no head can make (a photo swap), planarity (a flat picture).
+    .target(
+      name: "MotionCues",
+      dependencies: ["FaceEstimation", "Estimators", "Measurements", "Settings"]),
     // Face descriptors: the model, alignment from the face mesh, the estimator, still images.
     .target(
       name: "FaceRecognition",
@@ -243,7 +247,7 @@ let package = Package(
       dependencies: [
         "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging", "Capture",
         "Estimators", "Licensing", "FaceEstimation", "CardEstimation", "Analytics", "SessionReport",
-        "FaceRecognition", "Gallery", "PresentationAttack",
+        "FaceRecognition", "Gallery", "PresentationAttack", "MotionCues",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -332,6 +336,11 @@ let package = Package(
         "Imaging", "TestSupport",
       ],
       exclude: ["make_models.py"]),
+    .testTarget(
+      name: "MotionCuesTests",
+      dependencies: [
+        "MotionCues", "FaceEstimation", "FaceEstimationTesting", "Estimators", "Measurements", "Imaging", "TestSupport",
+      ]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(
@@ -429,7 +438,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session",
-        "RunComposition", "LoopbackClient", "JSONCore",
+        "RunComposition", "LoopbackClient", "JSONCore", "FaceEstimationTesting",
       ],
       exclude: ["Fixtures"]),
   ]

@@ -7,7 +7,7 @@ local shared = {}
 
 -- Result codes: LUNA ID's for the face checks, 2xxx for the gallery.
 shared.codes = {
-  passed = 0, no_face = 1005, multiple_faces = 1003, interaction_timeout = 1007,
+  passed = 0, no_face = 1005, multiple_faces = 1003, interaction_timeout = 1007, pose_jump = 1018,
   face_no_match = 2001, user_exists = 2002, user_not_found = 2003, group_not_found = 2004,
   face_not_found = 2005, gallery_unavailable = 2006, invalid_name = 2007, too_many_faces = 2008,
   missing_image = 2009, model_unavailable = 2010,

@@ -20,7 +20,7 @@ local L = S.liveness
 
 return wb.flow {
   name = "liveness-blink",
-  codes = { passed = 0, interaction_timeout = 1007 },
+  codes = { passed = 0, interaction_timeout = 1007, pose_jump = 1018 },
   steps = {
     wb.blink { hint = "face.blink", timeout = L.interaction_timeout,
                min_ms = L.blink_min_ms, max_ms = L.blink_max_ms },

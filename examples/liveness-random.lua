@@ -38,7 +38,7 @@ return wb.flow {
   name = "liveness-random",
   random = { pick = 3 },
   delay = 0,
-  codes = { passed = 0, interaction_timeout = 1007 },
+  codes = { passed = 0, interaction_timeout = 1007, pose_jump = 1018 },
   steps = {
     wb.blink { name = "blink", hint = "face.blink", timeout = L.interaction_timeout },
     turn("left", "face.turn_left"),

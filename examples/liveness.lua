@@ -46,6 +46,9 @@ end
 -- name, description, settings (this variant's defaults; --set still wins),
 -- hints (a message key shown instead of another), before, after (steps),
 -- and replace (a step by its name). examples/liveness-strict.lua is one.
+-- parallax = true: the turn is wb.head_turn, which must also show the
+-- parallax of a real head (face.parallax above parallax.threshold) and no
+-- jump (face.pose_jump): a flat picture or a photo swap fails it.
 local function build(overrides)
   overrides = overrides or {}
   -- Level 2: the variant that called variant() declares these values.
@@ -60,7 +63,11 @@ local function build(overrides)
       wb.threshold { value = eyes, needs = { "face.ear_left", "face.ear_right" }, above = S.liveness.open_above,
                      within_ms = S.liveness.blink_max_ms },
     },
-    wb.threshold { name = "turn left", field = "face.yaw", above = S.liveness.turn_yaw, hint = K("face.turn_left") },
+    overrides.parallax
+      and wb.head_turn { name = "turn left", direction = "left", start_angle = S.liveness.front_yaw,
+                         end_angle = S.liveness.turn_yaw, parallax = true, timeout = 10, hint = K("face.turn_left") }
+      or wb.threshold { name = "turn left", field = "face.yaw", above = S.liveness.turn_yaw,
+                        hint = K("face.turn_left") },
   }
   local replace = overrides.replace or {}
   local list = {}

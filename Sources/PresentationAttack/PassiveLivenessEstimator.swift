@@ -92,10 +92,13 @@ public final class PassiveLivenessEstimator: Estimator {
     self.logger = logger
     configuration = Self.configuration(settings)
     every = Int(settings?.integer("pad.every") ?? 1)
+    // Needs face.count, the face estimator's own, not the group `face`: the group takes in the
+    // other estimators beside the face (descriptors, liveness), which would need this one back.
     descriptor = EstimatorDescriptor(
       name: Self.name,
       summary: "face.liveness: the live probability of each face from an ONNX model the user brings (pad.model)",
-      provides: ["face.liveness"], fields: Self.measurementFields, needs: ["face"], image: .color, workingWidth: 640)
+      provides: ["face.liveness"], fields: Self.measurementFields, needs: ["face.count"], image: .color,
+      workingWidth: 640)
   }
 
   /// Loads the models and checks each with one inference: a model that

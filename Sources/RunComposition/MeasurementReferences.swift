@@ -4,6 +4,7 @@ import FaceEstimation
 import Flows
 import Logging
 import Measurements
+import MotionCues
 import PresentationAttack
 import Settings
 
@@ -28,7 +29,7 @@ public enum MeasurementReferences {
   /// error, not a misspelled field.
   public static let faceFields =
     FaceEstimator.measurementFields + [MeasurementField("face.descriptor", .onRequest)]
-    + PassiveLivenessEstimator.measurementFields
+    + PassiveLivenessEstimator.measurementFields + FaceMotionEstimator.measurementFields
 
   /// The estimators a run could have, asking for nothing (so that a
   /// missing face backend is not tried, nor warned about).

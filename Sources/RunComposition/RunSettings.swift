@@ -3,6 +3,7 @@ import FaceEstimation
 import FaceRecognition
 import Flows
 import Gallery
+import MotionCues
 import PresentationAttack
 import Session
 import Settings
@@ -14,13 +15,14 @@ public enum RunSettings {
     FlowSettings.engine + RunOutputSettings.declarations + FaceEstimators.settingDeclarations
     + FaceRecognitionModels.settingDeclarations
     + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
-    + PassiveLivenessEstimator.settingDeclarations
+    + PassiveLivenessEstimator.settingDeclarations + FaceMotionEstimator.settingDeclarations
 
   /// The settings that change what the estimators measure: a measurement
   /// kept for other settings (`workbench eval`'s cache) is kept per value of these.
   public static let estimatorDeclarations: [SettingDeclaration] =
     FaceEstimators.settingDeclarations + FaceRecognitionModels.settingDeclarations
     + CardEstimatorSetup.settingDeclarations + PassiveLivenessEstimator.settingDeclarations
+    + FaceMotionEstimator.settingDeclarations
 
   /// Options for loading the flow at `path` in a run, `check` or `settings`.
   public static func flowOptions(_ path: String) -> FlowOptions {

@@ -5,6 +5,7 @@ import FaceEstimation
 import FaceRecognition
 import Flows
 import Logging
+import MotionCues
 import PresentationAttack
 import Session
 import Settings
@@ -43,7 +44,7 @@ public struct StandardEstimators: EstimatorProvider {
         face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).flatMap {
           estimator -> [any Estimator] in
           guard let estimator = estimator as? FaceEstimator else { return [estimator] }
-          return [FaceCaptureEstimator(estimator)]
+          return [FaceCaptureEstimator(estimator), FaceMotionEstimator(face: estimator, settings: settings)]
             + descriptorEstimator(estimator, home, settings: settings, wanted: wanted, logger: logger)
             + livenessEstimator(estimator, settings: settings, wanted: wanted, logger: logger)
         }

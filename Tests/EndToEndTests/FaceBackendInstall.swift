@@ -3,6 +3,9 @@ import TestSupport
 /// What the workbench binary needs to find and recognise faces: the files
 /// scripts/install-face-backend puts in the package, its workbench folder.
 enum FaceBackendInstall {
+  static let landmarks = FaceBackendRequirement(
+    "the face backend (MediaPipe)",
+    files: ["third_party/mediapipe/libmediapipe.so", "models/face_landmarker.task"].map { packageRoot + "/" + $0 })
   static let recognition = FaceBackendRequirement(
     "face recognition (dlib's models and MediaPipe)",
     files: [

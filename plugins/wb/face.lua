@@ -7,7 +7,10 @@
 -- INTERACTION_SUCCESS or INTERACTION_FAILED when it ends, then
 -- INTERACTION_ENDED, each with { interaction = "<kind>" }. It keeps its own
 -- timeout (default 5 s): running out fails it with reason
--- "interaction_timeout" and LUNA ID's code 1007.
+-- "interaction_timeout" and LUNA ID's code 1007. A face that jumps (the
+-- estimator face.motion's face.pose_jump: faster than a head can move, as
+-- when one photo is swapped for another) fails it with reason "pose_jump"
+-- and code 1018 (docs/liveness.md).
 
 local native = require "wb.native"
 local problems = require "wb.problems"
@@ -27,6 +30,16 @@ local function list(...)
   return out
 end
 
+-- The effective value of a run setting, by its dotted name (nil when the
+-- run does not have it).
+local function run_setting(key)
+  local node = native.settings({ declare = {}, values = {} })
+  for part in string.gmatch(key, "[^.]+") do
+    node = type(node) == "table" and rawget(node, part) or nil
+  end
+  return node
+end
+
 -- The hint for a frame without exactly one face, or nil.
 local function face_hint(m)
   if m.face == nil or m.face.count == nil or m.face.count == 0 then return "face.not_found" end
@@ -34,8 +47,9 @@ local function face_hint(m)
 end
 
 -- An interaction step around `detect(state, m, ctx)`, which returns true
--- when the interaction succeeded.
-local function interaction(kind, spec, needs, hints, detect, reset)
+-- when the interaction succeeded, or false, reason, code when it failed.
+-- `jump_matters(state)` says whether a jump of the face fails it now.
+local function interaction(kind, spec, needs, hints, detect, reset, jump_matters)
   local timeout = spec.timeout or 5
   local step = {
     name = spec.name or kind, hint = spec.hint, hint_params = spec.hint_params,
@@ -59,6 +73,12 @@ local function interaction(kind, spec, needs, hints, detect, reset)
       ctx.status("INTERACTION_ENDED", { interaction = kind })
       return false, "interaction_timeout", 1007
     end
+    -- Judged before the face count: a swap may pass through a frame of two faces.
+    if m.face ~= nil and m.face.pose_jump == true and jump_matters(state) then
+      ctx.status("INTERACTION_FAILED", { interaction = kind, reason = "pose_jump" })
+      ctx.status("INTERACTION_ENDED", { interaction = kind })
+      return false, "pose_jump", 1018
+    end
     local missing = face_hint(m)
     if missing then
       ctx.hint(missing)
@@ -68,10 +88,15 @@ local function interaction(kind, spec, needs, hints, detect, reset)
       showing_face_hint = false
       if self.hint then ctx.hint(self.hint, self.hint_params) end
     end
-    if detect(state, m, ctx) then
+    local done, reason, code = detect(state, m, ctx)
+    if done then
       ctx.status("INTERACTION_SUCCESS", { interaction = kind })
       ctx.status("INTERACTION_ENDED", { interaction = kind })
       return true
+    elseif reason then
+      ctx.status("INTERACTION_FAILED", { interaction = kind, reason = reason })
+      ctx.status("INTERACTION_ENDED", { interaction = kind })
+      return false, reason, code
     end
   end
   -- The run ended in the middle of the interaction (the input ended, the
@@ -154,7 +179,11 @@ function face.blink(spec)
     return false
   end
 
-  return interaction("blink", spec, { "face.count", "face.ear_left", "face.ear_right" }, hints, detect, reset)
+  -- A real blink keeps the head where it was; a face that jumps while the
+  -- eyes are shut is a photo with closed eyes swapped in.
+  local function jump_matters(state) return state.phase == "closed" end
+  return interaction("blink", spec, { "face.count", "face.ear_left", "face.ear_right", "face.pose_jump" }, hints,
+    detect, reset, jump_matters)
 end
 
 -- A head movement about one axis: it must start near front-on (within
@@ -167,10 +196,22 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
   end
   local hints = list(spec.hint, "face.not_found", "face.multiple", "face.look_straight")
   for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
-  local function reset() return { armed = false } end
+  -- parallax = true (the setting parallax.threshold) or a number: the turn
+  -- must also show that much face.parallax, which a flat picture does not.
+  local min_parallax = spec.parallax
+  if min_parallax == true then
+    min_parallax = run_setting("parallax.threshold")
+  elseif min_parallax == false then
+    min_parallax = nil
+  elseif min_parallax ~= nil and type(min_parallax) ~= "number" then
+    problems.add(where .. "wb." .. kind .. ": parallax must be true, false or a number, not a " .. type(min_parallax))
+    min_parallax = nil
+  end
+  local function reset() return { armed = false, parallax = 0 } end
   local function detect(state, m, ctx)
     local angle = m.face[field]
     if angle == nil then return false end
+    if state.armed and m.face.parallax ~= nil then state.parallax = math.max(state.parallax, m.face.parallax) end
     if not state.armed then
       if math.abs(angle) <= start_angle then
         state.armed = true
@@ -185,9 +226,16 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
       ctx.clear_hint()
       if spec.hint then ctx.hint(spec.hint, spec.hint_params) end
     end
-    return sign * angle >= end_angle
+    if sign * angle < end_angle then return false end
+    if min_parallax and state.parallax < min_parallax then
+      return false, "no_parallax", 1019
+    end
+    return true
   end
-  local step = interaction(kind, spec, { "face.count", "face." .. field }, hints, detect, reset)
+  local needs = { "face.count", "face." .. field, "face.pose_jump" }
+  if min_parallax then needs[#needs + 1] = "face.parallax" end
+  local function jump_matters() return true end
+  local step = interaction(kind, spec, needs, hints, detect, reset, jump_matters)
   -- For the report and the preview: front-on first, then past end_angle.
   local limits = { { field = "face." .. field, min = -start_angle, max = start_angle } }
   if sign > 0 then
@@ -205,7 +253,9 @@ end
 local function head_move_builder(name, field, positive, negative, start_angle, end_angle)
   return function(spec)
     local where = native.where(2)
-    check("wb." .. name, spec, fields { direction = "string", start_angle = "number", end_angle = "number" }, where)
+    check("wb." .. name, spec, fields {
+      direction = "string", start_angle = "number", end_angle = "number", parallax = "any",
+    }, where)
     if spec.direction ~= positive and spec.direction ~= negative then
       problems.add(where .. "wb." .. name .. ": direction must be \"" .. positive .. "\" or \"" .. negative .. "\"")
     end

@@ -18,7 +18,7 @@ return wb.flow {
   name = "{{name}}",
   description = "Blink once, then turn the head to the left",
   time_limit = 20,
-  codes = { passed = 0, interaction_timeout = 1007 },
+  codes = { passed = 0, interaction_timeout = 1007, pose_jump = 1018 },
   steps = {
     wb.blink { name = "blink", hint = "{{id}}.blink", timeout = T.interaction_timeout },
     wb.head_turn { name = "turn left", direction = "left", hint = "{{id}}.turn_left",

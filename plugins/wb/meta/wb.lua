@@ -84,11 +84,13 @@
 ---@field direction "left"|"right" the person's own left or right
 ---@field start_angle? number starts within this yaw of front-on (default 10)
 ---@field end_angle? number yaw to reach (default 30)
+---@field parallax? boolean|number also require face.parallax above this (true: the setting parallax.threshold); no_parallax, 1019
 
 ---@class wb.HeadPitchSpec: wb.InteractionSpec
 ---@field direction "up"|"down"
 ---@field start_angle? number (default 5)
 ---@field end_angle? number (default 20)
+---@field parallax? boolean|number also require face.parallax above this (true: the setting parallax.threshold); no_parallax, 1019
 
 ---@class wb.BestShotSpec: wb.InteractionSpec
 ---@field face_time? number seconds every check must pass before the shot (default 0.5)
