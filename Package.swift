@@ -91,6 +91,8 @@ let package = Package(
         "CPresentationAttack", "Imaging", "FaceEstimation", "Estimators", "Measurements", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // A malloc counter for the benchmarks that say a hot path allocates nothing (linked into workbench-bench only).
+    .target(name: "CAllocationCounter"),
     // Model-free cues of a real head: motion no head can make (a photo swap), planarity (a flat picture).
     .target(
       name: "MotionCues",
@@ -290,7 +292,7 @@ let package = Package(
         "Diagnostics",
         "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
-        "FaceRecognition", "Gallery", "JSONCore",
+        "FaceRecognition", "Gallery", "JSONCore", "MotionCues", "PresentationAttack", "CAllocationCounter",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.
         "SimulatedCamera",
         // The server bench's clients.

@@ -34,6 +34,13 @@ public struct FaceMeasurement: Sendable {
   public var quality: [QualityKind: Double]
 }
 
+/// What an estimator beside the face estimator reads: the faces of the
+/// frame measured last, largest first. The face estimator is the one;
+/// a benchmark replays recorded faces through another.
+public protocol FaceMeasuring: AnyObject {
+  var faces: [FaceMeasurement] { get }
+}
+
 /// Settings of the face estimator that do not belong to the backend.
 public struct FaceEstimatorOptions: Sendable, Equatable {
   public var backend: MediaPipeFaceOptions
@@ -53,7 +60,7 @@ public struct FaceEstimatorOptions: Sendable, Equatable {
 /// largest first (docs/face.md lists them). The backend starts in
 /// `prepare`, so listing the estimator costs nothing and a missing
 /// library is an error of the runs that need faces only.
-public final class FaceEstimator: Estimator {
+public final class FaceEstimator: Estimator, FaceMeasuring {
   public static let name = "face.mediapipe"
   /// The fields written for each face, under `face.` and `face.faces.<n>.`.
   public static let fields =

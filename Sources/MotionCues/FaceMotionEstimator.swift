@@ -61,7 +61,7 @@ public final class FaceMotionEstimator: Estimator {
 
   public let descriptor: EstimatorDescriptor
   public let limits: MotionLimits
-  private let face: FaceEstimator
+  private let face: any FaceMeasuring
   private var fit = PlanarFit(capacity: FaceMotionEstimator.rigidPoints.count)
 
   /// The face followed on the last frame it was seen, and the frame
@@ -77,7 +77,7 @@ public final class FaceMotionEstimator: Estimator {
   private var parallaxNode = -1
   private var tables: [Int] = []
 
-  public init(face: FaceEstimator, settings: ResolvedSettings?) {
+  public init(face: any FaceMeasuring, settings: ResolvedSettings?) {
     self.face = face
     limits = MotionLimits(settings)
     // Needs face.count, the face estimator's own, not the group `face`: the group takes in the

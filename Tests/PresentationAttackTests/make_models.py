@@ -4,6 +4,9 @@ workbench: these have random weights and the operations real
 anti-spoofing models use.
 
   make_models.py build FOLDER
+  make_models.py bench FOLDER
+      minifasnet-v2-size.onnx: about MiniFASNetV2's parameters (0.4 M) and
+      work (about 80 M multiply-adds) at 80x80, for scripts/bench liveness.
   make_models.py reference MODEL CROP WIDTH HEIGHT CHANNELS MEAN SCALE
       CROP: raw RGB bytes, WIDTH x HEIGHT; CHANNELS: bgr or rgb; MEAN and
       SCALE: three numbers each, comma-separated. Prints the output values.
@@ -30,13 +33,14 @@ def save(graph, path):
     onnx.save(model, path)
 
 
-def minifasnet_like(path, size, classes, batch, pixel_range=1.0):
+def minifasnet_like(path, size, classes, batch, pixel_range=1.0, blocks=None):
     """Conv, BatchNormalization, PRelu, a squeeze-excitation (GlobalAveragePool,
-    Sigmoid, Mul), PyTorch's view(x.size(0), -1) flatten and Gemm."""
+    Sigmoid, Mul), PyTorch's view(x.size(0), -1) flatten and Gemm. `blocks`:
+    (outputs, stride) of each convolution after the first two."""
     rng = np.random.default_rng(7)
     nodes, weights = [], []
 
-    def conv_block(name, source, inputs, outputs, spread):
+    def conv_block(name, source, inputs, outputs, spread, stride=2):
         weights.extend([
             tensor(name + ".w", rng.normal(0, spread, (outputs, inputs, 3, 3))),
             tensor(name + ".b", rng.normal(0, 0.1, outputs)),
@@ -48,7 +52,7 @@ def minifasnet_like(path, size, classes, batch, pixel_range=1.0):
         ])
         nodes.extend([
             helper.make_node("Conv", [source, name + ".w", name + ".b"], [name + ".c"],
-                             kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+                             kernel_shape=[3, 3], strides=[stride, stride], pads=[1, 1, 1, 1]),
             helper.make_node("BatchNormalization",
                              [name + ".c", name + ".gamma", name + ".beta", name + ".mean", name + ".var"],
                              [name + ".n"]),
@@ -58,8 +62,16 @@ def minifasnet_like(path, size, classes, batch, pixel_range=1.0):
 
     # The first block's weights as small as the input's range is large (a
     # model for raw 0-255 pixels), so that the logits stay moderate.
-    x = conv_block("b1", "input", 3, 8, 0.2 / pixel_range)
-    x = conv_block("b2", x, 8, 16, 0.2)
+    if blocks is None:
+        x = conv_block("b1", "input", 3, 8, 0.2 / pixel_range)
+        x = conv_block("b2", x, 8, 16, 0.2)
+        width = 16
+    else:
+        x = conv_block("b1", "input", 3, 32, 0.2 / pixel_range)
+        width = 32
+        for index, (outputs, stride) in enumerate(blocks):
+            x = conv_block("b%d" % (index + 2), x, width, outputs, (2.0 / (9 * width)) ** 0.5, stride)
+            width = outputs
     nodes.extend([
         helper.make_node("GlobalAveragePool", [x], ["pooled"]),
         helper.make_node("Sigmoid", ["pooled"], ["gate"]),
@@ -74,7 +86,7 @@ def minifasnet_like(path, size, classes, batch, pixel_range=1.0):
     weights.extend([
         numpy_helper.from_array(np.array(0, dtype=np.int64), "zero"),
         numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus_one"),
-        tensor("fc.w", rng.normal(0, 0.5, (classes, 16))),
+        tensor("fc.w", rng.normal(0, 0.5, (classes, width))),
         tensor("fc.b", rng.normal(0, 0.1, classes)),
     ])
     output = "logits"
@@ -164,5 +176,8 @@ def reference(model, crop, width, height, channels, mean, scale):
 if __name__ == "__main__":
     if sys.argv[1] == "build":
         build(sys.argv[2])
+    elif sys.argv[1] == "bench":
+        minifasnet_like(sys.argv[2] + "/minifasnet-v2-size.onnx", (80, 80), 3, "static", 128,
+                        blocks=[(64, 1), (128, 2), (128, 2), (128, 2)])
     else:
         reference(*sys.argv[2:])

@@ -1,0 +1,13 @@
+#ifndef WB_ALLOCATION_COUNTER_H
+#define WB_ALLOCATION_COUNTER_H
+
+#include <stdint.h>
+
+/// The number of malloc, calloc and realloc calls of the process so far.
+/// Linked into an executable, this target's malloc, calloc and realloc take
+/// the place of the C library's (symbol interposition) and count each call
+/// before handing it to the C library's own allocator: for benchmarks that
+/// say a hot path allocates nothing.
+uint64_t wb_allocation_count(void);
+
+#endif
