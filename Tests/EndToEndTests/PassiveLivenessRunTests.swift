@@ -68,6 +68,48 @@ import Testing
     #expect(result["code"] == 1004, "\(result)")
   }
 
+  @Test(.enabled(if: available)) func theOneShotFlowJudgesTheLiveProbabilityTheModelGives() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let model = try model(in: folder)
+    let common = [
+      "run", "examples/oneshot-liveness.lua", "--input", recording, "--quiet", "--set", "pad.model=\(model)",
+      "--set", "oneshot.min_face_px=100", "--trace-out", folder.file("t.jsonl"),
+    ]
+    // At a threshold of 0 the best shot passes and the next frame is judged.
+    var outcome = try workbench(
+      common + ["--set", "oneshot.threshold=0", "--events", folder.file("a.jsonl")], folder: folder)
+    #expect(outcome.status == 0, "\(outcome)")
+    let estimated = try #require(try events(folder.file("a.jsonl")).first { $0["status"] == "LIVENESS_ESTIMATED" })
+    let frame = try #require(estimated["frame"]?.doubleValue)
+    let traced = try (fileText(folder.file("t.jsonl")) ?? "").split(separator: "\n").dropFirst().map {
+      try JSONParser.parse(bytes: Array($0.utf8))
+    }
+    let onThatFrame = try #require(
+      traced.first { $0["frame"]?.doubleValue == frame }?["face"]?["liveness"]?.doubleValue)
+    #expect(abs((estimated["liveness"]?.doubleValue ?? -1) - onThatFrame) < 0.0006, "\(estimated)")
+    // Above what the model gives, every frame is rejected with 1004 until the search times out.
+    outcome = try workbench(
+      common + ["--set", "oneshot.threshold=0.99", "--set", "oneshot.timeout=1", "--events", folder.file("b.jsonl")],
+      folder: folder)
+    #expect(outcome.status == 1, "\(outcome)")
+    let result = try #require(try events(folder.file("b.jsonl")).last { $0["type"] == "result" })
+    #expect(result["code"] == 1004, "\(result)")
+    #expect(result["reason"]?.stringValue == "liveness_failed")
+  }
+
+  @Test func theOneShotFlowWithoutAModelEndsWithInitializationFailed() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let outcome = try workbench(
+      ["run", "examples/oneshot-liveness.lua", "--input", recording, "--quiet", "--events", folder.file("e.jsonl")],
+      folder: folder)
+    #expect(outcome.status == 2, "\(outcome)")
+    let result = try #require(try events(folder.file("e.jsonl")).last { $0["type"] == "result" })
+    #expect(result["code"] == 1000, "\(result)")
+    #expect(result["reason"]?.stringValue == "initialization_failed")
+  }
+
   @Test func aFlowThatReadsLivenessWithoutAModelStopsAtStart() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -274,6 +274,57 @@ face.head_turn = head_move_builder("head_turn", "yaw", "left", "right", 10, 30)
 --   wb.head_pitch { direction = "up", hint = "face.look_up" }
 face.head_pitch = head_move_builder("head_pitch", "pitch", "up", "down", 5, 20)
 
+-- passive_liveness: the face's live probability (face.liveness, from a
+-- presentation-attack model the user brings: docs/liveness.md), averaged
+-- over `frames` frames with one face and an estimate, against `threshold`
+-- (0.5, LUNA ID's for mobile images). Passes at or above it; below, fails
+-- with liveness_failed (LUNA ID's 1004). No estimate before the step's
+-- `timeout` (default 5 s) fails with liveness_unavailable (1020). Emits
+-- LIVENESS_ESTIMATED { liveness, threshold, frames } with what it judged.
+--   wb.passive_liveness { threshold = 0.5, frames = 1 }
+function face.passive_liveness(spec)
+  spec = spec or {}
+  local where = native.where(2)
+  check("wb.passive_liveness", spec, fields { threshold = "number", frames = "number" }, where)
+  local threshold = spec.threshold or 0.5
+  local wanted = spec.frames or 1
+  if wanted < 1 or math.type(wanted) ~= "integer" and wanted ~= math.floor(wanted) then
+    problems.add(where .. "wb.passive_liveness: frames must be a whole number of at least 1")
+  end
+  local timeout = spec.timeout or 5
+  local hints = list(spec.hint, "face.not_found", "face.multiple")
+  for _, key in ipairs(spec.hints or {}) do hints[#hints + 1] = key end
+  local step = {
+    name = spec.name or "passive liveness", hint = spec.hint, hint_params = spec.hint_params, passed = spec.passed,
+    needs = { "face.count", "face.liveness" }, hints = hints, timeout = timeout + 1,
+    limits = { { field = "face.liveness", above = threshold } },
+  }
+  local started, sum, seen
+  local user_start = spec.start
+  function step.start(self, ctx)
+    started, sum, seen = nil, 0, 0
+    if user_start then user_start(self, ctx) end
+  end
+  function step.update(self, m, ctx)
+    started = started or m.t
+    local missing = face_hint(m)
+    if missing then
+      ctx.hint(missing)
+    elseif m.face.liveness ~= nil then
+      sum, seen = sum + m.face.liveness, seen + 1
+      if seen >= wanted then
+        local live = sum / seen
+        ctx.status("LIVENESS_ESTIMATED",
+          { liveness = math.floor(live * 1000 + 0.5) / 1000, threshold = threshold, frames = seen })
+        if live >= threshold then return true end
+        return false, "liveness_failed", 1004
+      end
+    end
+    if m.t - started > timeout then return false, "liveness_unavailable", 1020 end
+  end
+  return step
+end
+
 -- Best shot: LUNA ID's checks on every frame, with its codes (docs/face.md
 -- maps each of 1000-1017). Closed eyes are LUNA ID's BadEyesStatus, which
 -- has no code of its own: 1001, bad quality (1006 is LUNA ID's request for

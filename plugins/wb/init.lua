@@ -194,6 +194,7 @@ wb.blink = face.blink
 wb.head_turn = face.head_turn
 wb.head_pitch = face.head_pitch
 wb.best_shot = face.best_shot
+wb.passive_liveness = face.passive_liveness
 
 -- Who it is: describing faces, enrolling them, verifying and identifying (see wb/identity.lua).
 local identity = require "wb.identity"

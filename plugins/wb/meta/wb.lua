@@ -92,6 +92,10 @@
 ---@field end_angle? number (default 20)
 ---@field parallax? boolean|number also require face.parallax above this (true: the setting parallax.threshold); no_parallax, 1019
 
+---@class wb.PassiveLivenessSpec: wb.InteractionSpec
+---@field threshold? number the live probability (face.liveness) to reach (default 0.5, LUNA ID's)
+---@field frames? integer frames with an estimate averaged before judging (default 1)
+
 ---@class wb.BestShotSpec: wb.InteractionSpec
 ---@field face_time? number seconds every check must pass before the shot (default 0.5)
 ---@field start_delay? number
@@ -332,6 +336,12 @@ function wb.head_turn(spec) end
 ---@param spec wb.HeadPitchSpec
 ---@return wb.Step
 function wb.head_pitch(spec) end
+
+---The face's live probability (face.liveness, from a model the user brings) against a threshold:
+---below it liveness_failed (1004), no estimate within the timeout liveness_unavailable (1020).
+---@param spec? wb.PassiveLivenessSpec
+---@return wb.Step
+function wb.passive_liveness(spec) end
 
 ---LUNA ID's best shot: the first frame that passes every check for face_time.
 ---@param spec? wb.BestShotSpec
