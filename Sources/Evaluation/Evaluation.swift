@@ -1,3 +1,4 @@
+import Crypto
 import Diagnostics
 import EvaluationReport
 import FileSystem
@@ -256,7 +257,7 @@ public enum Evaluation {
       let plugins = ((try? FileManager.default.contentsOfDirectory(atPath: flow.home.plugins)) ?? []).sorted()
       let recipe =
         ["workbench \(WorkbenchVersion.current)", "needs \(needs)", "plugins \(plugins.joined(separator: ","))"]
-        + estimatorSettings
+        + estimatorSettings + modelDigests(flow.settings.strings("pad.model") ?? [])
       var point = SettingsPoint(
         settings: JSONObject(values.map { ($0.key, $0.value) }), assignments: flowOptions.assignments, recipe: recipe)
       point.comparesFaces = flow.declaredNeeds.contains("face.descriptor")
@@ -264,6 +265,20 @@ public enum Evaluation {
       points.append(point)
     }
     return (points, flowName, declaresScore)
+  }
+}
+
+extension Evaluation {
+  /// The bytes of each presentation-attack model, as SHA-256: a model
+  /// replaced under the same name measures anew.
+  static func modelDigests(_ paths: [String]) -> [String] {
+    paths.filter { !$0.isEmpty }.map { path in
+      guard let handle = FileHandle(forReadingAtPath: path) else { return "model \(path): unreadable" }
+      defer { try? handle.close() }
+      var hash = SHA256()
+      while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+      return "model \(path): " + hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
   }
 }
 

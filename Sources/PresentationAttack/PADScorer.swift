@@ -48,6 +48,24 @@ public final class PADScorer {
   /// Loads every model and checks that its output can be read as
   /// configured: a problem is an error that names the model file.
   public init(_ configuration: PADConfiguration) throws(PADModelError) {
+    // The settings check these too; a configuration built in code must not index past them.
+    for (key, values) in [("pad.mean", configuration.mean), ("pad.scale", configuration.scale)] where values.count != 3
+    {
+      throw PADModelError(
+        path: key, message: "has \(values.count) values, one per input plane is 3",
+        help: "give three numbers, in the order of pad.channels")
+    }
+    if configuration.scale.contains(where: { $0 == 0 || !$0.isFinite }) {
+      throw PADModelError(path: "pad.scale", message: "has a value of 0", help: "divide by 1 to keep a plane as it is")
+    }
+    if configuration.cropScales.isEmpty
+      || configuration.cropScales.count != 1 && configuration.cropScales.count != configuration.models.count
+    {
+      throw PADModelError(
+        path: "pad.crop_scale",
+        message: "has \(configuration.cropScales.count) values for \(configuration.models.count) models",
+        help: "give one scale for every model, or one per model in the order of pad.model")
+    }
     self.configuration = configuration
     var models: [PADModel] = []
     for path in configuration.models {

@@ -223,5 +223,16 @@ struct PADModelTests {
     var wrongClass = PADConfiguration(models: [try models.path("minifas-80.onnx")], width: 80, height: 80)
     wrongClass.liveClass = 3
     #expect(failure(wrongClass)?.message.contains("pad.live_class = 3") == true)
+
+    // A configuration built in code is checked as the settings are.
+    var twoPlanes = PADConfiguration(models: [try models.path("minifas-80.onnx")], width: 80, height: 80)
+    twoPlanes.mean = [0, 0]
+    #expect(failure(twoPlanes)?.description == "pad.mean: has 2 values, one per input plane is 3")
+    var zeroScale = PADConfiguration(models: [try models.path("minifas-80.onnx")], width: 80, height: 80)
+    zeroScale.scale = [1, 0, 1]
+    #expect(failure(zeroScale)?.path == "pad.scale")
+    var scales = PADConfiguration(models: [try models.path("minifas-80.onnx")], width: 80, height: 80)
+    scales.cropScales = [2.7, 4.0]
+    #expect(failure(scales)?.message == "has 2 values for 1 models")
   }
 }
