@@ -1,8 +1,11 @@
 -- LUNA ID's OneShotLiveness: a best shot that passes LUNA's quality
 -- thresholds (blur 0.61, light 0.57, dark 0.50, illumination 0.1,
--- specularity 0.1: LUNA PLATFORM's manual, 6.2), then the face's live
--- probability on it (face.liveness) at or above oneshot.threshold (0.5,
--- LUNA's for mobile images). The liveness comes from a presentation-attack
+-- specularity 0.1: LUNA PLATFORM's manual, 6.2) and whose live probability
+-- (face.liveness) is at or above oneshot.threshold (0.5, LUNA's for mobile
+-- images): a frame below it is rejected with 1004 as the search goes on.
+-- Then wb.passive_liveness judges the frames right after the best shot
+-- (oneshot.frames of them), so a face that turns into a print after the
+-- shot fails too. The liveness comes from a presentation-attack
 -- model you bring (pad.model; docs/liveness.md gives working settings for
 -- the public ones): without one the run stops at start, initialization_failed
 -- (LUNA ID's 1000).

@@ -276,7 +276,12 @@ extension Evaluation {
       guard let handle = FileHandle(forReadingAtPath: path) else { return "model \(path): unreadable" }
       defer { try? handle.close() }
       var hash = SHA256()
-      while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+      do {
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+      } catch {
+        // Part of a file is not its bytes: the same name of a file that reads again is measured again.
+        return "model \(path): unreadable"
+      }
       return "model \(path): " + hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
   }

@@ -44,11 +44,15 @@ public final class FaceMotionEstimator: Estimator {
       doc:
         "How far the face's points must change shape, in face sizes, before face.parallax is measured between two frames"
     ),
+  ]
+
+  /// The setting the steps read (not the estimator): changing it measures nothing anew.
+  public static let stepSettingDeclarations: [SettingDeclaration] = [
     .number(
       "parallax.threshold", default: 0.04, minimum: 0, maximum: 1,
       doc:
         "face.parallax a real head shows while it turns (flat pictures stay below): what steps with parallax = true require"
-    ),
+    )
   ]
 
   /// The face mesh's points that move with the skull, not the expression:

@@ -56,7 +56,9 @@ public final class PADScorer {
         help: "give three numbers, in the order of pad.channels")
     }
     if configuration.scale.contains(where: { $0 == 0 || !$0.isFinite }) {
-      throw PADModelError(path: "pad.scale", message: "has a value of 0", help: "divide by 1 to keep a plane as it is")
+      throw PADModelError(
+        path: "pad.scale", message: "has a value of 0, or one that is not a number",
+        help: "divide by 1 to keep a plane as it is")
     }
     if configuration.cropScales.isEmpty
       || configuration.cropScales.count != 1 && configuration.cropScales.count != configuration.models.count

@@ -16,6 +16,7 @@ public enum RunSettings {
     + FaceRecognitionModels.settingDeclarations
     + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
     + PassiveLivenessEstimator.settingDeclarations + FaceMotionEstimator.settingDeclarations
+    + FaceMotionEstimator.stepSettingDeclarations
 
   /// The settings that change what the estimators measure: a measurement
   /// kept for other settings (`workbench eval`'s cache) is kept per value of these.

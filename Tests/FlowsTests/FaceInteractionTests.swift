@@ -189,6 +189,34 @@ struct HeadMoveTests {
     #expect(record.events("hint").contains { $0["key"] == "face.look_straight" })
   }
 
+  @Test("a face that jumps (face.pose_jump) fails the turn with 1018 on that frame")
+  func jumpFails() throws {
+    var script = FrameScript()
+    script.add(5) { _ in face() }
+    script.add(20) { i in face(yaw: Double(i) * 2, extra: ["face.pose_jump": .bool(i == 8)]) }
+    let record = try run(try single(#"wb.head_turn { direction = "left" }"#), script)
+    #expect(record.result?.code == 1018)
+    #expect(record.result?.reason == "pose_jump")
+    #expect(record.events("step").last?.frame == 8)
+  }
+
+  @Test("with parallax the turn passes once it has shown enough; past its angle without, it times out with 1019")
+  func parallax() throws {
+    var script = FrameScript()
+    script.add(5) { _ in face() }
+    script.add(20) { i in face(yaw: Double(i) * 2, extra: i == 10 ? ["face.parallax": .number(0.06)] : [:]) }
+    script.add(40) { _ in face(yaw: 40) }
+    let real = try run(try single(#"wb.head_turn { direction = "left", parallax = 0.05 }"#), script)
+    #expect(real.result?.success == true)
+    #expect(real.events("step").last?.frame == 15)
+    let flat = try run(try single(#"wb.head_turn { direction = "left", parallax = 0.07, timeout = 1.5 }"#), script)
+    #expect(flat.result?.code == 1019)
+    #expect(flat.result?.reason == "no_parallax")
+    #expect(throws: (any Error).self) {
+      try run(try single(#"wb.head_turn { direction = "left", parallax = -1 }"#), script)
+    }
+  }
+
   @Test("look up and down: pitch from within 5° to 20°")
   func pitch() throws {
     var script = FrameScript()

@@ -48,8 +48,10 @@ end
 
 -- An interaction step around `detect(state, m, ctx)`, which returns true
 -- when the interaction succeeded, or false, reason, code when it failed.
--- `jump_matters(state)` says whether a jump of the face fails it now.
-local function interaction(kind, spec, needs, hints, detect, reset, jump_matters)
+-- `jump_matters(state)` says whether a jump of the face fails it now;
+-- `timed_out(state)`, when given, the reason and code of running out of
+-- time (else interaction_timeout, 1007).
+local function interaction(kind, spec, needs, hints, detect, reset, jump_matters, timed_out)
   local timeout = spec.timeout or 5
   local step = {
     name = spec.name or kind, hint = spec.hint, hint_params = spec.hint_params,
@@ -69,9 +71,11 @@ local function interaction(kind, spec, needs, hints, detect, reset, jump_matters
   function step.update(self, m, ctx)
     started = started or m.t
     if m.t - started > timeout then
-      ctx.status("INTERACTION_FAILED", { interaction = kind, reason = "interaction_timeout" })
+      local reason, code = "interaction_timeout", 1007
+      if timed_out then reason, code = timed_out(state) end
+      ctx.status("INTERACTION_FAILED", { interaction = kind, reason = reason })
       ctx.status("INTERACTION_ENDED", { interaction = kind })
-      return false, "interaction_timeout", 1007
+      return false, reason, code
     end
     -- Judged before the face count: a swap may pass through a frame of two faces.
     if m.face ~= nil and m.face.pose_jump == true and jump_matters(state) then
@@ -201,13 +205,17 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
   local min_parallax = spec.parallax
   if min_parallax == true then
     min_parallax = run_setting("parallax.threshold")
+    -- Never silently off: a run without the setting cannot check what the flow asks.
+    if type(min_parallax) ~= "number" then
+      problems.add(where .. "wb." .. kind .. ": parallax = true reads the setting parallax.threshold, which this run does not have")
+    end
   elseif min_parallax == false then
     min_parallax = nil
-  elseif min_parallax ~= nil and type(min_parallax) ~= "number" then
-    problems.add(where .. "wb." .. kind .. ": parallax must be true, false or a number, not a " .. type(min_parallax))
+  elseif min_parallax ~= nil and (type(min_parallax) ~= "number" or min_parallax < 0) then
+    problems.add(where .. "wb." .. kind .. ": parallax must be true, false or a number of at least 0")
     min_parallax = nil
   end
-  local function reset() return { armed = false, parallax = 0 } end
+  local function reset() return { armed = false, parallax = 0, reached = false } end
   local function detect(state, m, ctx)
     local angle = m.face[field]
     if angle == nil then return false end
@@ -227,15 +235,22 @@ local function head_move(kind, field, sign, spec, default_start, default_end, wh
       if spec.hint then ctx.hint(spec.hint, spec.hint_params) end
     end
     if sign * angle < end_angle then return false end
+    -- Past the angle without the parallax yet: a real head may still show
+    -- it as it turns on; running out of time then is no_parallax.
     if min_parallax and state.parallax < min_parallax then
-      return false, "no_parallax", 1019
+      state.reached = true
+      return false
     end
     return true
+  end
+  local function timed_out(state)
+    if state.reached then return "no_parallax", 1019 end
+    return "interaction_timeout", 1007
   end
   local needs = { "face.count", "face." .. field, "face.pose_jump" }
   if min_parallax then needs[#needs + 1] = "face.parallax" end
   local function jump_matters() return true end
-  local step = interaction(kind, spec, needs, hints, detect, reset, jump_matters)
+  local step = interaction(kind, spec, needs, hints, detect, reset, jump_matters, min_parallax and timed_out)
   -- For the report and the preview: front-on first, then past end_angle.
   local limits = { { field = "face." .. field, min = -start_angle, max = start_angle } }
   if sign > 0 then

@@ -24,7 +24,8 @@ return {
   {
     name = "liveness with parallax: a turn as flat as a photo fails with 1019",
     flow = "../../liveness-parallax.lua",
-    input = { synth = "../../synth/face-liveness.json" },
+    -- Past its angle without parallax the turn waits for more, until its timeout.
+    input = { synth = "../../synth/face-turn-held.json" },
     expect = { result = { code = 1019, reason = "no_parallax" }, events = { "step:blink:passed", "step:turn left:failed" },
                absent = { "status:LIVENESS_PASSED" } },
   },
