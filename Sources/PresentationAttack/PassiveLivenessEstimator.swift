@@ -109,12 +109,6 @@ public final class PassiveLivenessEstimator: Estimator {
         estimator: Self.name, "face.liveness needs a presentation-attack model, and pad.model is empty",
         help: "set pad.model to an ONNX model (docs/liveness.md says how to bring one and its settings)")
     }
-    if configuration.cropScales.count != 1, configuration.cropScales.count != configuration.models.count {
-      throw EstimatorError(
-        estimator: Self.name,
-        "pad.crop_scale has \(configuration.cropScales.count) values for \(configuration.models.count) models",
-        help: "give one scale for every model, or one per model in the order of pad.model")
-    }
     if scorer == nil {
       do {
         scorer = try PADScorer(configuration)

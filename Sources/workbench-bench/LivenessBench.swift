@@ -16,16 +16,6 @@ import Measurements
 import MotionCues
 import PresentationAttack
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-private func livenessNanoseconds() -> UInt64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-}
-
 /// An object on the heap, for the allocation counter's own check.
 private final class AllocationProbe {
   let value: Int
@@ -107,7 +97,7 @@ func runLivenessBenchmarks() throws {
   var fits = 0
   for run in 0...runs {
     let allocationsBefore = wb_allocation_count()
-    let start = livenessNanoseconds()
+    let start = nanoseconds()
     for _ in 0..<passes {
       for faces in recorded {
         source.faces = faces
@@ -121,7 +111,7 @@ func runLivenessBenchmarks() throws {
         if run == 0, case .number = frameMeasurements[parallaxNode] { fits += 1 }
       }
     }
-    let elapsed = Double(livenessNanoseconds() - start)
+    let elapsed = Double(nanoseconds() - start)
     let count = Double(passes * recorded.count)
     // The first run warms up (the storage of the measurements grows once).
     if run > 0 {
@@ -158,13 +148,13 @@ func runLivenessBenchmarks() throws {
   for _ in 0..<runs {
     let repeats = 20_000
     var sink = 0.0
-    let start = livenessNanoseconds()
+    let start = nanoseconds()
     from.withUnsafeBufferPointer { a in
       to.withUnsafeBufferPointer { b in
         for _ in 0..<repeats { sink += fit.residual(from: a, to: b, count: points) ?? 0 }
       }
     }
-    fitRuns.append(Double(livenessNanoseconds() - start) / Double(repeats) / 1000)
+    fitRuns.append(Double(nanoseconds() - start) / Double(repeats) / 1000)
     if sink.isNaN { print("") }
   }
   print(String(format: "  one homography fit over %d points: %.2f µs", points, median(fitRuns)))
@@ -197,9 +187,9 @@ private func benchPADModel(runs: Int, frame: DecodedFrame, box: FaceBox?) throws
   let estimates = 200
   var perRun: [Double] = []
   for run in 0...runs {
-    let start = livenessNanoseconds()
+    let start = nanoseconds()
     for _ in 0..<estimates { _ = try scorer.liveProbability(of: box, in: frame.color) }
-    if run > 0 { perRun.append(Double(livenessNanoseconds() - start) / Double(estimates) / 1e6) }
+    if run > 0 { perRun.append(Double(nanoseconds() - start) / Double(estimates) / 1e6) }
   }
   print(
     "face.liveness.onnx, a model of MiniFASNetV2's size (0.39 M parameters, 80×80, built at run time), median of \(runs) runs of \(estimates) estimates"

@@ -114,6 +114,6 @@ struct PassiveLivenessEstimatorTests {
         "pad.crop_scale=[2.7, 4, 1]",
       ]))
     let scales = try #require(throws: EstimatorError.self) { try two.prepare(schema: MeasurementSchema()) }
-    #expect(scales.message == "pad.crop_scale has 3 values for 2 models")
+    #expect(scales.message == "pad.crop_scale: has 3 values for 2 models")
   }
 }

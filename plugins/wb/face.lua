@@ -303,7 +303,7 @@ function face.passive_liveness(spec)
   check("wb.passive_liveness", spec, fields { threshold = "number", frames = "number" }, where)
   local threshold = spec.threshold or 0.5
   local wanted = spec.frames or 1
-  if wanted < 1 or math.type(wanted) ~= "integer" and wanted ~= math.floor(wanted) then
+  if wanted < 1 or wanted ~= math.floor(wanted) then
     problems.add(where .. "wb.passive_liveness: frames must be a whole number of at least 1")
   end
   local timeout = spec.timeout or 5
