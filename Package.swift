@@ -91,6 +91,16 @@ let package = Package(
         "CPresentationAttack", "Imaging", "FaceEstimation", "Estimators", "Measurements", "Settings",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // face.liveness from a liveness service (LUNA PLATFORM's /liveness), off the frame loop.
+    .target(
+      name: "LivenessService",
+      dependencies: [
+        "Estimators", "Imaging", "JSONCore", "Measurements", "Settings",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // A malloc counter for the benchmarks that say a hot path allocates nothing (linked into workbench-bench only).
     .target(name: "CAllocationCounter"),
     // Model-free cues of a real head: motion no head can make (a photo swap), planarity (a flat picture).
@@ -249,7 +259,7 @@ let package = Package(
       dependencies: [
         "Session", "Flows", "Settings", "Measurements", "Reporting", "Diagnostics", "JSONCore", "Imaging", "Capture",
         "Estimators", "Licensing", "FaceEstimation", "CardEstimation", "Analytics", "SessionReport",
-        "FaceRecognition", "Gallery", "PresentationAttack", "MotionCues",
+        "FaceRecognition", "Gallery", "PresentationAttack", "LivenessService", "MotionCues",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -316,6 +326,9 @@ let package = Package(
       name: "HTTPTestSupport",
       dependencies: [
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),
       ],
@@ -331,6 +344,13 @@ let package = Package(
     .target(
       name: "FlowsTesting", dependencies: ["Flows", "Settings", "JSONCore", "TestSupport"], path: "Tests/FlowsTesting"),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+    .testTarget(
+      name: "LivenessServiceTests",
+      dependencies: [
+        "LivenessService", "Estimators", "Measurements", "Settings", "Imaging", "JSONCore", "TestSupport",
+        "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
     .testTarget(
       name: "PresentationAttackTests",
       dependencies: [
@@ -440,7 +460,8 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "workbench", "Imaging", "Licensing", "TestSupport", "Gallery", "Capture", "Preview", "Session",
-        "RunComposition", "LoopbackClient", "JSONCore", "FaceEstimationTesting",
+        "RunComposition", "LoopbackClient", "JSONCore", "FaceEstimationTesting", "HTTPTestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
       ],
       exclude: ["Fixtures"]),
   ]

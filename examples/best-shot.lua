@@ -69,6 +69,7 @@ return wb.flow {
     multiple_faces = 1003, liveness_failed = 1004, no_face = 1005, interaction_timeout = 1007,
     medical_mask = 1008, mask_misplaced = 1009, occluded = 1010, blurred = 1011, too_dark = 1012,
     too_light = 1013, uneven_light = 1014, specular = 1015, too_far = 1016, overlaps_border = 1017,
+    liveness_unavailable = 1020,
   },
   steps = {
     wb.best_shot {

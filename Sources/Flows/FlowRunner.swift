@@ -66,6 +66,24 @@ public final class FlowRunner {
   private var stepsPassed = 0
   private var phase = Phase.notStarted
 
+  /// The step the next frame goes to (its index in the flow's steps): the
+  /// running one, or the one about to start (so that its first frame has
+  /// what it reads); nil after the flow.
+  public var currentStep: Int? {
+    switch phase {
+    case .notStarted: order.first
+    case .running(let position, _, _), .waiting(let position, _): order[position]
+    case .finished: nil
+    }
+  }
+
+  /// What step `index` reads (its needs, with the watchers'); nil when it
+  /// does not say, so it may read anything.
+  public func reads(ofStep index: Int) -> [String]? {
+    let needs = flow.description.steps[index].needs
+    return needs.isEmpty ? nil : needs
+  }
+
   private enum Phase {
     case notStarted
     case running(position: Int, startedAt: Double, timeout: Double)

@@ -11,7 +11,7 @@ import Settings
 /// `face.faces.<n>.liveness` for each. The model loads and is checked when
 /// the run starts, so a model that cannot run is the run's error then
 /// (exit 2, or `initialization_failed`), never half way through a flow.
-public final class PassiveLivenessEstimator: Estimator {
+public final class PassiveLivenessEstimator: Estimator, DemandDriven {
   public static let name = "face.liveness.onnx"
 
   public static let measurementFields = [
@@ -46,8 +46,8 @@ public final class PassiveLivenessEstimator: Estimator {
       "pad.live_class", default: 1, minimum: 0, maximum: 1000,
       doc: "The output class of a live face (MiniFASNet: 1; anti-spoof-mn3: 0)"),
     .integer(
-      "pad.every", default: 1, minimum: 1, maximum: 10_000, unit: "frames",
-      doc: "Estimate on every n-th frame only (a model costs milliseconds per face)"),
+      "pad.every", default: 0, minimum: 0, maximum: 10_000, unit: "frames",
+      doc: "0: estimate only on frames whose step reads face.liveness; n: on every n-th frame"),
   ]
 
   /// Whether `wanted` names the estimator's measurements.
@@ -78,11 +78,13 @@ public final class PassiveLivenessEstimator: Estimator {
   public let descriptor: EstimatorDescriptor
   /// Nil when no model is set: then a run that reads face.liveness fails at start.
   public let configuration: PADConfiguration?
-  public let every: Int
+  /// Estimate on every n-th frame; 0: on the frames whose step reads face.liveness.
+  public var every: Int { schedule.every }
+  private var schedule: DemandSchedule
+  private var demand: MeasurementDemand?
   private let face: FaceEstimator
   private let logger: Logger
   private var scorer: PADScorer?
-  private var frames = 0
   private var failures = 0
   private var primaryNode = -1
   private var faceNodes: [Int] = []
@@ -91,7 +93,7 @@ public final class PassiveLivenessEstimator: Estimator {
     self.face = face
     self.logger = logger
     configuration = Self.configuration(settings)
-    every = Int(settings?.integer("pad.every") ?? 1)
+    schedule = DemandSchedule(every: Int(settings?.integer("pad.every") ?? 0), field: "face.liveness")
     // Needs face.count, the face estimator's own, not the group `face`: the group takes in the
     // other estimators beside the face (descriptors, liveness), which would need this one back.
     descriptor = EstimatorDescriptor(
@@ -107,7 +109,9 @@ public final class PassiveLivenessEstimator: Estimator {
     guard let configuration else {
       throw EstimatorError(
         estimator: Self.name, "face.liveness needs a presentation-attack model, and pad.model is empty",
-        help: "set pad.model to an ONNX model (docs/liveness.md says how to bring one and its settings)")
+        help:
+          "set pad.model to an ONNX model, or pad.url to a liveness service (docs/liveness.md says how, with the settings of the public models)"
+      )
     }
     if scorer == nil {
       do {
@@ -123,13 +127,14 @@ public final class PassiveLivenessEstimator: Estimator {
     }
   }
 
+  public func attach(_ demand: MeasurementDemand) { self.demand = demand }
+
   /// The crop the last estimate ran on (the last model's), for checking
   /// what the model saw.
   public var lastCrop: ImageBuffer? { scorer?.lastCrop }
 
   public func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {
-    frames += 1
-    guard let scorer, (frames - 1) % every == 0, !face.faces.isEmpty, frame.hasColor, frame.color.width > 0 else {
+    guard schedule.isDue(demand), let scorer, !face.faces.isEmpty, frame.hasColor, frame.color.width > 0 else {
       return
     }
     // Face boxes are in pixels of the frame as captured; the decoded frame may be smaller.

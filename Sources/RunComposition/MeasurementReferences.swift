@@ -2,6 +2,7 @@ import Diagnostics
 import Estimators
 import FaceEstimation
 import Flows
+import LivenessService
 import Logging
 import Measurements
 import MotionCues
@@ -29,7 +30,8 @@ public enum MeasurementReferences {
   /// error, not a misspelled field.
   public static let faceFields =
     FaceEstimator.measurementFields + [MeasurementField("face.descriptor", .onRequest)]
-    + PassiveLivenessEstimator.measurementFields + FaceMotionEstimator.measurementFields
+    + PassiveLivenessEstimator.measurementFields + LivenessServiceEstimator.measurementFields
+    + FaceMotionEstimator.measurementFields
 
   /// The estimators a run could have, asking for nothing (so that a
   /// missing face backend is not tried, nor warned about).

@@ -3,6 +3,7 @@ import FaceEstimation
 import FaceRecognition
 import Flows
 import Gallery
+import LivenessService
 import MotionCues
 import PresentationAttack
 import Session
@@ -15,15 +16,15 @@ public enum RunSettings {
     FlowSettings.engine + RunOutputSettings.declarations + FaceEstimators.settingDeclarations
     + FaceRecognitionModels.settingDeclarations
     + GallerySettings.declarations + CardEstimatorSetup.settingDeclarations
-    + PassiveLivenessEstimator.settingDeclarations + FaceMotionEstimator.settingDeclarations
-    + FaceMotionEstimator.stepSettingDeclarations
+    + PassiveLivenessEstimator.settingDeclarations + LivenessServiceEstimator.settingDeclarations
+    + FaceMotionEstimator.settingDeclarations + FaceMotionEstimator.stepSettingDeclarations
 
   /// The settings that change what the estimators measure: a measurement
   /// kept for other settings (`workbench eval`'s cache) is kept per value of these.
   public static let estimatorDeclarations: [SettingDeclaration] =
     FaceEstimators.settingDeclarations + FaceRecognitionModels.settingDeclarations
     + CardEstimatorSetup.settingDeclarations + PassiveLivenessEstimator.settingDeclarations
-    + FaceMotionEstimator.settingDeclarations
+    + LivenessServiceEstimator.settingDeclarations + FaceMotionEstimator.settingDeclarations
 
   /// Options for loading the flow at `path` in a run, `check` or `settings`.
   public static func flowOptions(_ path: String) -> FlowOptions {

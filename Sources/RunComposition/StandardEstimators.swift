@@ -4,6 +4,7 @@ import Estimators
 import FaceEstimation
 import FaceRecognition
 import Flows
+import LivenessService
 import Logging
 import MotionCues
 import PresentationAttack
@@ -59,12 +60,16 @@ public struct StandardEstimators: EstimatorProvider {
     return BuiltinEstimators.all() + card + face + plugins
   }
 
-  /// The presentation-attack estimator beside `face`: when `pad.model` is
-  /// set (then every run that reads faces also has face.liveness), or when
-  /// a step needs `face.liveness` (a missing model is then the run's error).
+  /// The presentation-attack estimator beside `face`: the service when
+  /// `pad.url` is set, else the model when `pad.model` is set (then every
+  /// run that reads faces also has face.liveness), or when a step needs
+  /// `face.liveness` (a missing model is then the run's error).
   static func livenessEstimator(
     _ face: FaceEstimator, settings: ResolvedSettings?, wanted: [String]?, logger: Logger
   ) -> [any Estimator] {
+    if LivenessServiceEstimator.url(settings) != nil {
+      return [LivenessServiceEstimator(settings: settings, logger: logger)]
+    }
     guard PassiveLivenessEstimator.configuration(settings) != nil || PassiveLivenessEstimator.isWanted(wanted) else {
       return []
     }

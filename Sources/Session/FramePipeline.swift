@@ -14,6 +14,8 @@ public final class FramePipeline {
   /// The frame as the estimators last saw it (for tests and diagnostics).
   var lastDecoded: DecodedFrame { decoded }
   public let schema: MeasurementSchema
+  /// What the flow reads now, for the estimators that work only when asked.
+  public let demand = MeasurementDemand()
   private let needsColor: Bool
   /// The narrowest width the estimators accept (nil: full resolution).
   private let workingWidth: Int?
@@ -41,7 +43,10 @@ public final class FramePipeline {
     self.schema = schema
     needsColor = graph.needsColor
     workingWidth = graph.workingWidth
-    for estimator in estimators { try estimator.prepare(schema: schema) }
+    for estimator in estimators {
+      try estimator.prepare(schema: schema)
+      (estimator as? any DemandDriven)?.attach(demand)
+    }
   }
 
   /// The strongest JPEG scaling that keeps the image at least as wide as

@@ -244,6 +244,7 @@ public final class RunSession {
     }
     frame.t = clock.flowTime(frame.t)
     runner.process(frame)
+    updateDemand(runner)
     let captured = frameInput?.currentFrame
     for output in frameOutputs { output.frameProcessed(frame, captured: captured) }
     if runner.isFinished {
@@ -492,6 +493,13 @@ public final class RunSession {
     pacer = options.realtime ? RealtimePacer() : nil
   }
 
+  /// Tells the estimators that work only when asked what the next frame's step reads.
+  private func updateDemand(_ runner: FlowRunner) {
+    guard let demand = pipeline?.demand else { return }
+    let step = runner.currentStep
+    demand.update(step: step, reads: step.flatMap { runner.reads(ofStep: $0) })
+  }
+
   private func openFrameInput(_ pipeline: FramePipeline) throws(WorkbenchError) -> FrameInput {
     var (source, live) = try openFrames(options.input, options.recordingFPS)
     if case .file(let path) = options.input,
@@ -516,6 +524,12 @@ public final class RunSession {
   /// What the runner reports of the input, and where captures go.
   private func attach(_ runner: FlowRunner, to flow: LoadedFlow) {
     guard let input else { return }
+    if let demand = pipeline?.demand {
+      demand.live = input.isLive || options.realtime
+      demand.everything = options.traceToEndOfInput
+      demand.forget()
+      updateDemand(runner)
+    }
     runner.sessionExtras["input"] = .object(input.description)
     runner.resultExtras = { input.resultFields }
     if let artifacts, let frames = frameInput {

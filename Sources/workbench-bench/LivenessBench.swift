@@ -11,10 +11,13 @@ import Estimators
 import FaceEstimation
 import Foundation
 import Imaging
+import JSONCore
 import Logging
 import Measurements
 import MotionCues
 import PresentationAttack
+import RunComposition
+import Session
 
 /// An object on the heap, for the allocation counter's own check.
 private final class AllocationProbe {
@@ -195,4 +198,71 @@ private func benchPADModel(runs: Int, frame: DecodedFrame, box: FaceBox?) throws
     "face.liveness.onnx, a model of MiniFASNetV2's size (0.39 M parameters, 80×80, built at run time), median of \(runs) runs of \(estimates) estimates"
   )
   print(String(format: "  %.2f ms per estimate, crop included (a 640×360 frame)", median(perRun)))
+  try benchBestShotFlows(runs: runs, model: folder + "/minifasnet-v2-size.onnx")
+}
+
+/// Whole runs on the bundled recording, frames/s from start to result
+/// (loading included), of a best shot that holds good frames for 1.2 s
+/// (about 65 frames): alone; then with wb.passive_liveness judging the
+/// frame after the chosen one (the model runs on that step's frames only,
+/// pad.every at its default); and with the model on every frame of the
+/// search (best_shot's min_liveness, as LUNA ID's livenessQuality).
+private func benchBestShotFlows(runs: Int, model: String) throws {
+  let root = benchPackageRoot()
+  let recording = root + "/examples/recordings/face-blink.avi"
+  let folder = NSTemporaryDirectory() + "workbench-bench-oneshot-\(getpid())"
+  try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: folder) }
+  func flow(_ name: String, minLiveness: Double, then: String = "") throws -> String {
+    let path = folder + "/\(name).lua"
+    try """
+    local wb = require "wb"
+    return wb.flow { name = "\(name)", steps = {
+      wb.best_shot { face_time = 1.2, min_face_px = 100, timeout = 10, min_liveness = \(minLiveness) },\(then)
+    } }
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+  let cases: [(name: String, flow: String, model: Bool)] = [
+    ("best shot, no estimate", try flow("alone", minLiveness: 0), false),
+    (
+      "best shot, then the estimate on the frame after it",
+      try flow("then-estimate", minLiveness: 0, then: " wb.passive_liveness { threshold = 0 },"), true
+    ),
+    ("best shot, the model on every frame of the search", try flow("every-frame", minLiveness: 0.01), true),
+  ]
+  print(
+    "best-shot flows on the bundled recording, whole runs, model load included (the cases in turn; median of \(runs) after one warm-up round):"
+  )
+  var rates = Array(repeating: [Double](), count: cases.count)
+  var frames = Array(repeating: 0.0, count: cases.count)
+  let events = folder + "/events.jsonl"
+  for round in 0...runs {
+    for (index, entry) in cases.enumerated() {
+      var options = RunOptions(flow: RunSettings.flowOptions(entry.flow), input: .file(recording))
+      options.flow.assignments = entry.model ? ["pad.model=\(model)"] : []
+      options.eventsPath = events
+      let start = nanoseconds()
+      let outcome = RunSession.run(options, logger: Logger(label: "bench"))
+      let seconds = Double(nanoseconds() - start) / 1e9
+      let text = (try? String(contentsOfFile: events, encoding: .utf8)) ?? ""
+      guard outcome.result?.success == true,
+        let counted = text.split(separator: "\n").last.flatMap({ try? JSONParser.parse(String($0)) })?["frames"]?
+          .doubleValue
+      else {
+        print("  \(entry.name): did not pass (\(outcome.result?.reason ?? "no result")); skipped")
+        return
+      }
+      frames[index] = counted
+      if round > 0 { rates[index].append(counted / seconds) }
+    }
+  }
+  let baseline = median(rates[0])
+  for (index, entry) in cases.enumerated() {
+    let rate = median(rates[index])
+    print(
+      String(
+        format: "  %@: %.0f frames, %.1f frames/s, %.2f× the best shot alone", entry.name, frames[index], rate,
+        rate / baseline))
+  }
 }

@@ -54,6 +54,42 @@ import Testing
     #expect(Set(values).count > 1)
   }
 
+  @Test(.enabled(if: available)) func theModelRunsOnlyOnTheFramesOfAStepThatReadsIt() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let flow = try folder.write(
+      "two-steps.lua",
+      """
+      local wb = require "wb"
+      return wb.flow {
+        name = "two steps",
+        steps = {
+          wb.step { name = "wait", needs = { "face.count" }, timeout = 60,
+            update = function(self, m) if m.frame >= 30 then return true end end },
+          wb.threshold { name = "live face", field = "face.liveness", above = 1.5, crossing = false, timeout = 60 },
+        },
+      }
+      """)
+    let arguments = [
+      "run", flow, "--input", recording, "--quiet", "--set", "pad.model=\(try model(in: folder))",
+      "--trace-out", folder.file("t.jsonl"),
+    ]
+    func framesWithLiveness() throws -> [Int] {
+      try (fileText(folder.file("t.jsonl")) ?? "").split(separator: "\n").dropFirst().compactMap { line in
+        let frame = try JSONParser.parse(bytes: Array(line.utf8))
+        return frame["face"]?["liveness"] == nil ? nil : Int(frame["frame"]?.integerValue ?? -1)
+      }
+    }
+    #expect(try workbench(arguments, folder: folder).status == 1)
+    let estimated = try framesWithLiveness()
+    // The first step ends on frame 30; the second reads face.liveness from its first frame on.
+    #expect(estimated.first == 31, "\(estimated)")
+    #expect(estimated.count > 30 && estimated == Array(31...(estimated.last ?? 0)), "\(estimated)")
+    // pad.every = 1 estimates every frame, whatever the step reads.
+    #expect(try workbench(arguments + ["--set", "pad.every=1"], folder: folder).status == 1)
+    #expect(try framesWithLiveness().first == 0)
+  }
+
   @Test(.enabled(if: available)) func aLowLiveProbabilityFailsTheBestShotWithLunasCode() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

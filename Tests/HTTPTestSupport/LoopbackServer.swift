@@ -1,11 +1,16 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 
 /// Runs an HTTP server on 127.0.0.1 (a free port) that answers every
-/// request with `respond`, calls `run` with its port, and stops it.
+/// request with `respond`, calls `run` with its port, and stops it. With
+/// `tls`, it speaks HTTPS.
 public func withLoopbackServer<T: Sendable>(
+  tls: TLSConfiguration? = nil,
   respond: @escaping @Sendable (Request) async throws -> Response, _ run: @Sendable (Int) async throws -> T
 ) async throws -> T {
   let (ports, continuation) = AsyncStream<Int>.makeStream()
@@ -13,6 +18,8 @@ public func withLoopbackServer<T: Sendable>(
   logger.logLevel = .error
   let application = Application(
     responder: CallbackResponder { (request: Request, _: BasicRequestContext) in try await respond(request) },
+    server: try tls.map { configuration throws in try HTTPServerBuilder.tls(.http1(), tlsConfiguration: configuration) }
+      ?? .http1(),
     configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
     onServerRunning: { channel in
       continuation.yield(channel.localAddress?.port ?? 0)

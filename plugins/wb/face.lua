@@ -294,7 +294,8 @@ face.head_pitch = head_move_builder("head_pitch", "pitch", "up", "down", 5, 20)
 -- over `frames` frames with one face and an estimate, against `threshold`
 -- (0.5, LUNA ID's for mobile images). Passes at or above it; below, fails
 -- with liveness_failed (LUNA ID's 1004). No estimate before the step's
--- `timeout` (default 5 s) fails with liveness_unavailable (1020). Emits
+-- `timeout` (default 5 s), or a liveness service that failed (face.liveness_error),
+-- fails with liveness_unavailable (1020). Emits
 -- LIVENESS_ESTIMATED { liveness, threshold, frames } with what it judged.
 --   wb.passive_liveness { threshold = 0.5, frames = 1 }
 function face.passive_liveness(spec)
@@ -323,7 +324,10 @@ function face.passive_liveness(spec)
   function step.update(self, m, ctx)
     started = started or m.t
     local missing = face_hint(m)
-    if missing then
+    if m.face.liveness_error ~= nil then
+      ctx.log("passive liveness: " .. m.face.liveness_error)
+      return false, "liveness_unavailable", 1020
+    elseif missing then
       ctx.hint(missing)
     elseif m.face.liveness ~= nil then
       sum, seen = sum + m.face.liveness, seen + 1
@@ -482,6 +486,17 @@ function face.best_shot(spec)
   -- describe = "name": the best frame's face is also described under that
   -- name, for wb.enroll, wb.verify or wb.identify after it.
   if spec.describe then step.needs[#step.needs + 1] = "face.descriptor" end
+  -- The live probability costs a model's inference (or a service's answer) a frame, so the
+  -- search asks for it by name, and only when it judges it and the run has a source of it.
+  local function set(value)
+    if type(value) == "table" then
+      for _, item in ipairs(value) do if item ~= "" then return true end end
+      return false
+    end
+    return type(value) == "string" and value ~= ""
+  end
+  local judges_liveness = o.min_liveness > 0 and (set(run_setting("pad.model")) or set(run_setting("pad.url")))
+  if judges_liveness then step.needs[#step.needs + 1] = "face.liveness" end
   local started, good_since, best_score, last_key, last_reason
   local commanded
   local user_start = spec.start
@@ -518,6 +533,15 @@ function face.best_shot(spec)
     end
     if #reasons > 0 then
       good_since, best_score, last_reason = nil, nil, reasons[1]
+      return nil
+    end
+    -- A service answers frames later: a frame is judged live only with an answer, and no answer
+    -- at all is the service's failure, never a pass.
+    if judges_liveness and type(m.face.liveness) ~= "number" then
+      if m.face.liveness_error ~= nil then
+        ctx.log("best shot: " .. m.face.liveness_error)
+        return false, "liveness_unavailable", 1020
+      end
       return nil
     end
     last_reason = nil

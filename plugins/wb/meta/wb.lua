@@ -337,8 +337,9 @@ function wb.head_turn(spec) end
 ---@return wb.Step
 function wb.head_pitch(spec) end
 
----The face's live probability (face.liveness, from a model the user brings) against a threshold:
----below it liveness_failed (1004), no estimate within the timeout liveness_unavailable (1020).
+---The face's live probability (face.liveness, from a model the user brings or a liveness service)
+---against a threshold: below it liveness_failed (1004); no estimate within the timeout, or a
+---service that gave no answer (face.liveness_error), liveness_unavailable (1020).
 ---@param spec? wb.PassiveLivenessSpec
 ---@return wb.Step
 function wb.passive_liveness(spec) end
