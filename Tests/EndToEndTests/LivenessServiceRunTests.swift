@@ -49,7 +49,7 @@ struct LivenessServiceRunTests {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let (deadExit, dead, deadErr) = try oneShot(
-      url: "http://127.0.0.1:\(try closedLoopbackPort())/6/liveness", in: folder)
+      url: "http://127.0.0.1:\(try freeLoopbackPort())/6/liveness", in: folder)
     #expect(deadExit == 1, "\(dead)\n\(deadErr)")
     #expect(dead["code"] == 1020 && dead["reason"]?.stringValue == "liveness_unavailable", "\(dead)")
     #expect(deadErr.contains("face.liveness.http: cannot reach http://127.0.0.1:"), "\(deadErr)")

@@ -54,21 +54,3 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
     Thread { continuation.resume(with: Result { try body() }) }.start()
   }
 }
-
-/// A port nothing listens on: bound, then closed.
-public func closedLoopbackPort() throws -> Int {
-  let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(socket) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  address.sin_port = 0
-  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-  let bound = withUnsafeMutablePointer(to: &address) { pointer in
-    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-    }
-  }
-  guard bound else { throw LoopbackServerError() }
-  return Int(UInt16(bigEndian: address.sin_port))
-}

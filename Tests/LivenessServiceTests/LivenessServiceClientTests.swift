@@ -106,7 +106,7 @@ struct LivenessServiceClientTests {
 
   @Test("nothing listening is unreachable")
   func dead() throws {
-    let port = try closedLoopbackPort()
+    let port = try freeLoopbackPort()
     let client = try LivenessServiceClient(url: "http://127.0.0.1:\(port)/liveness", timeout: 5)
     #expect(client.submit(jpeg: jpegBytes, frame: 1))
     guard case .failure(let error) = try #require(client.waitForAnswer()).result else { throw ExpectedFailure() }

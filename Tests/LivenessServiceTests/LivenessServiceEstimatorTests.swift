@@ -5,6 +5,7 @@ import Imaging
 import LivenessService
 import Measurements
 import Settings
+import TestSupport
 import Testing
 
 /// `pad.*` settings as a run resolves them, from `key=value` texts.
@@ -146,7 +147,7 @@ struct LivenessServiceEstimatorTests {
 
   @Test("a service that fails writes face.liveness_error, with what failed")
   func failure() throws {
-    let bench = try ServiceBench(["pad.url=http://127.0.0.1:\(try closedLoopbackPort())/6/liveness"])
+    let bench = try ServiceBench(["pad.url=http://127.0.0.1:\(try freeLoopbackPort())/6/liveness"])
     _ = bench.next()
     guard case .string(let error) = bench.next()[bench.error] else {
       Issue.record("no face.liveness_error")

@@ -59,7 +59,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     if getuid() == 0 {
       try Self.run("/bin/chown", ["postgres:postgres", folder])
     }
-    port = try Self.freePort()
+    port = try freeLoopbackPort()
     var serverOptions = "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off"
     if tls {
       let key = folder + "/server.key"
@@ -110,26 +110,6 @@ public final class PostgresTestServer: @unchecked Sendable {
     guard run.status == 0 else {
       throw ServerError("\(program) \(arguments.joined(separator: " ")) failed: \(run.stdout)\(run.stderr)")
     }
-  }
-
-  /// A loopback port nothing listens on now.
-  private static func freePort() throws -> Int {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw ServerError("no socket") }
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
-    }
-    guard bound == 0 else { throw ServerError("cannot bind a loopback port") }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   public struct ServerError: Error, CustomStringConvertible {
