@@ -805,3 +805,128 @@ int wb_video_writer_finish(wb_video_writer *writer, char *message, size_t messag
   }
   return status < 0 ? status : 0;
 }
+
+/* ---- Pixel conversion ---------------------------------------------------- */
+
+struct wb_pixel_converter {
+  struct SwsContext *color;
+  struct SwsContext *scale;
+  uint8_t *scaled;
+  size_t scaled_capacity;
+};
+
+wb_pixel_converter *wb_pixel_converter_new(void) {
+  pthread_once(&setup_once, set_up_ffmpeg);
+  return calloc(1, sizeof(wb_pixel_converter));
+}
+
+void wb_pixel_converter_free(wb_pixel_converter *converter) {
+  if (converter == NULL) return;
+  sws_freeContext(converter->color);
+  sws_freeContext(converter->scale);
+  free(converter->scaled);
+  free(converter);
+}
+
+/* Full range in and out, BT.601: the planes are full range (the video
+ * reader expands limited range), as JPEG's are. */
+static struct SwsContext *full_range_context(struct SwsContext *cached, int width, int height,
+                                             enum AVPixelFormat from, int out_width, int out_height,
+                                             enum AVPixelFormat to, int flags) {
+  struct SwsContext *context =
+      sws_getCachedContext(cached, width, height, from, out_width, out_height, to, flags, NULL, NULL, NULL);
+  if (context == NULL) return NULL;
+  const int *coefficients = sws_getCoefficients(SWS_CS_ITU601);
+  sws_setColorspaceDetails(context, coefficients, 1, coefficients, 1, 0, 1 << 16, 1 << 16);
+  return context;
+}
+
+/* The three planes of a packed 4:2:0 image at `base`. */
+static void plane_pointers(uint8_t *base, int width, int height, uint8_t *planes[4], int strides[4]) {
+  int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+  planes[0] = base;
+  planes[1] = base + (size_t)width * height;
+  planes[2] = planes[1] + (size_t)chroma_width * chroma_height;
+  planes[3] = NULL;
+  strides[0] = width;
+  strides[1] = chroma_width;
+  strides[2] = chroma_width;
+  strides[3] = 0;
+}
+
+int wb_pixel_convert_yuv420p(wb_pixel_converter *converter, const uint8_t *planes, int width, int height, uint8_t *rgb,
+                             uint8_t *gray, int out_width, int out_height, char *message, size_t message_size) {
+  if (width < 2 || height < 2 || out_width < 2 || out_height < 2) {
+    snprintf(message, message_size, "cannot convert a %d×%d frame to %d×%d", width, height, out_width, out_height);
+    return -1;
+  }
+  uint8_t *source[4];
+  int strides[4];
+  plane_pointers((uint8_t *)planes, width, height, source, strides);
+  if (out_width != width || out_height != height) {
+    /* Scale the planes first (the luma is then the gray), then convert at
+     * the small size: 1080p to half took 2.8 ms through libswscale's scaled
+     * path to packed RGB, 0.8 ms in these two steps. Area averaging: the
+     * closest to a 2×2 mean of the choices, at the same cost. */
+    size_t needed = (size_t)out_width * out_height + 2 * (size_t)((out_width + 1) / 2) * ((out_height + 1) / 2) + 64;
+    if (needed > converter->scaled_capacity) {
+      free(converter->scaled);
+      converter->scaled = malloc(needed);
+      converter->scaled_capacity = converter->scaled ? needed : 0;
+      if (converter->scaled == NULL) {
+        snprintf(message, message_size, "out of memory scaling a %d×%d frame", width, height);
+        return -1;
+      }
+    }
+    converter->scale = full_range_context(converter->scale, width, height, AV_PIX_FMT_YUV420P, out_width, out_height,
+                                          AV_PIX_FMT_YUV420P, SWS_AREA);
+    if (converter->scale == NULL) {
+      snprintf(message, message_size, "libswscale cannot scale %d×%d 4:2:0 to %d×%d", width, height, out_width,
+               out_height);
+      return -1;
+    }
+    uint8_t *scaled[4];
+    int scaled_strides[4];
+    plane_pointers(converter->scaled, out_width, out_height, scaled, scaled_strides);
+    sws_scale(converter->scale, (const uint8_t *const *)source, strides, 0, height, scaled, scaled_strides);
+    memcpy(source, scaled, sizeof scaled);
+    memcpy(strides, scaled_strides, sizeof strides);
+    width = out_width;
+    height = out_height;
+  }
+  if (rgb != NULL) {
+    /* libswscale 5.1's SIMD conversion goes wrong on rows whose width is
+     * not a multiple of 16 (measured: colours off by up to 228 all along
+     * the row). It converts the widest multiple of 16; a plain loop with
+     * JPEG's equations the columns after it. */
+    int simd_width = width & ~15;
+    if (simd_width > 0) {
+      converter->color = full_range_context(converter->color, simd_width, height, AV_PIX_FMT_YUV420P, simd_width,
+                                            height, AV_PIX_FMT_RGB24, SWS_BILINEAR);
+      if (converter->color == NULL) {
+        snprintf(message, message_size, "libswscale cannot convert %d×%d 4:2:0 to RGB", width, height);
+        return -1;
+      }
+      uint8_t *out[4] = {rgb, NULL, NULL, NULL};
+      int out_strides[4] = {width * 3, 0, 0, 0};
+      sws_scale(converter->color, (const uint8_t *const *)source, strides, 0, height, out, out_strides);
+    }
+    for (int y = 0; y < height; y++) {
+      const uint8_t *luma = source[0] + (size_t)y * strides[0];
+      const uint8_t *blue = source[1] + (size_t)(y >> 1) * strides[1];
+      const uint8_t *red = source[2] + (size_t)(y >> 1) * strides[2];
+      uint8_t *out = rgb + (size_t)y * width * 3;
+      for (int x = simd_width; x < width; x++) {
+        int cb = blue[x >> 1] - 128, cr = red[x >> 1] - 128, l = luma[x];
+        int r = l + ((91881 * cr + 32768) >> 16);
+        int g = l + ((-22554 * cb - 46802 * cr + 32768) >> 16);
+        int b = l + ((116130 * cb + 32768) >> 16);
+        out[x * 3] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+        out[x * 3 + 1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+        out[x * 3 + 2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+      }
+    }
+  }
+  if (gray != NULL) memcpy(gray, source[0], (size_t)width * height);
+  return 0;
+}

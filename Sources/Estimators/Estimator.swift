@@ -83,6 +83,15 @@ public protocol Estimator: AnyObject {
   func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame)
 }
 
+/// An estimator whose work comes in parts, of which a run may read only
+/// some (the face estimator's blendshapes, pose, quality): told before
+/// `prepare` what the run reads, it leaves out the parts nobody reads.
+public protocol SelectiveEstimator: AnyObject {
+  /// `reads`: every measurement path the run reads, groups included
+  /// (`face` is all of it); nil when the run may read anything.
+  func select(reads: [String]?)
+}
+
 public struct EstimatorError: Error, Sendable, Equatable, CustomStringConvertible {
   public var estimator: String
   public var message: String

@@ -3,6 +3,9 @@
 /// after the estimators it depends on.
 public struct EstimatorGraph {
   public private(set) var ordered: [any Estimator]
+  /// Everything the run reads: what the flow wants and what its estimators
+  /// need from one another; nil when the flow did not say (it may read anything).
+  public private(set) var reads: [String]?
 
   /// `wanted` are measurement paths the flow reads; nil means the flow did
   /// not say (a step without `needs`), and then every estimator runs.
@@ -18,6 +21,7 @@ public struct EstimatorGraph {
 
     var chosen: [String] = []
     var chosenSet = Set<String>()
+    reads = nil
     if let wanted {
       var queue = wanted
       var index = 0
@@ -30,6 +34,8 @@ public struct EstimatorGraph {
           queue += provider.descriptor.needs
         }
       }
+      var seen = Set<String>()
+      reads = queue.filter { seen.insert($0).inserted }
     } else {
       chosen = available.map(\.descriptor.name)
       chosenSet = Set(chosen)

@@ -87,6 +87,10 @@ public final class FaceCaptureEstimator: Estimator, CaptureImageProvider {
   }
 }
 
+extension FaceCaptureEstimator: SelectiveEstimator {
+  public func select(reads: [String]?) { face.select(reads: reads) }
+}
+
 extension FaceCaptureEstimator: OverlayDrawing {
   public func overlay() -> JSONObject { face.overlay() }
 }

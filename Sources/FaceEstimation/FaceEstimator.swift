@@ -55,6 +55,53 @@ public struct FaceEstimatorOptions: Sendable, Equatable {
   }
 }
 
+/// The parts of the face estimator's work beyond the mesh (box, eye aspect
+/// ratios, size, eye distance), each left out when the run reads none of
+/// its fields.
+public struct FaceOutputs: OptionSet, Sendable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+
+  /// `blink_left`, `blink_right`, `smile`, `mouth_open`: MediaPipe's blendshape model.
+  public static let blendshapes = FaceOutputs(rawValue: 1)
+  /// `yaw`, `pitch`, `roll`: the facial transformation matrix.
+  public static let pose = FaceOutputs(rawValue: 2)
+  /// `quality.*`: the quality scores over the face box.
+  public static let quality = FaceOutputs(rawValue: 4)
+  public static let all: FaceOutputs = [.blendshapes, .pose, .quality]
+
+  /// The parts a run that reads `reads` needs (nil: it may read anything).
+  /// A group (`face`, `face.faces`, `face.faces.2`) needs every part.
+  public init(reads: [String]?) {
+    guard let reads else {
+      self = .all
+      return
+    }
+    self = []
+    for path in reads {
+      guard let field = FaceOutputs.field(of: path) else { continue }
+      switch field.split(separator: ".").first.map(String.init) ?? "" {
+      case "": formUnion(.all)
+      case "blink_left", "blink_right", "smile", "mouth_open": insert(.blendshapes)
+      case "yaw", "pitch", "roll": insert(.pose)
+      case "quality": insert(.quality)
+      default: break
+      }
+    }
+  }
+
+  /// The face's own field a path names ("yaw" for `face.yaw` and
+  /// `face.faces.2.yaw`), "" for a whole face or all of them, nil for a
+  /// path outside `face`.
+  private static func field(of path: String) -> String? {
+    let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.first == "face" else { return nil }
+    guard parts.count > 1 else { return "" }
+    guard parts[1] == "faces" else { return parts.dropFirst().joined(separator: ".") }
+    return parts.count > 3 ? parts.dropFirst(3).joined(separator: ".") : ""
+  }
+}
+
 /// The face estimator: finds faces with a `FaceBackend` and writes
 /// `face.*` for the largest face and `face.faces.<n>.*` for each face,
 /// largest first (docs/face.md lists them). The backend starts in
@@ -79,9 +126,13 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
   public let options: FaceEstimatorOptions
   /// The faces of the last frame, largest first (empty before the first).
   public private(set) var faces: [FaceMeasurement] = []
+  /// What it computes besides the mesh: all of it until a run says what it reads.
+  public private(set) var outputs = FaceOutputs.all
 
-  private let makeBackend: () throws(FaceBackendError) -> any FaceBackend
+  private let makeBackend: (MediaPipeFaceOptions) throws(FaceBackendError) -> any FaceBackend
   private var backend: (any FaceBackend)?
+  /// What the backend was started to give.
+  private var backendOutputs: FaceOutputs = []
   private let logger: Logger
   private var detections = FaceDetections()
   private let grayFallback = ImageBuffer(format: .rgb8)
@@ -99,19 +150,30 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
 
   /// The MediaPipe backend with `options`.
   public convenience init(options: FaceEstimatorOptions, logger: Logger = Logger(label: "workbench.face")) {
-    self.init(options: options, logger: logger) { () throws(FaceBackendError) -> any FaceBackend in
-      try MediaPipeFaceBackend(options: options.backend, logger: logger)
+    self.init(options: options, logger: logger) {
+      (backendOptions: MediaPipeFaceOptions) throws(FaceBackendError) -> any FaceBackend in
+      try MediaPipeFaceBackend(options: backendOptions, logger: logger)
     }
   }
 
   /// Another backend, made when the run starts.
-  public init(
+  public convenience init(
     options: FaceEstimatorOptions, logger: Logger = Logger(label: "workbench.face"),
     backend: @escaping () throws(FaceBackendError) -> any FaceBackend
   ) {
+    self.init(options: options, logger: logger) { (_: MediaPipeFaceOptions) throws(FaceBackendError) in
+      try backend()
+    }
+  }
+
+  /// A backend made from the options of what the run reads (`outputs`).
+  init(
+    options: FaceEstimatorOptions, logger: Logger,
+    backendFor: @escaping (MediaPipeFaceOptions) throws(FaceBackendError) -> any FaceBackend
+  ) {
     self.options = options
     self.logger = logger
-    makeBackend = backend
+    makeBackend = backendFor
     descriptor = EstimatorDescriptor(
       name: FaceEstimator.name,
       summary: "faces (MediaPipe Face Landmarker): box, pose, blinks, eye aspect ratio, size, quality",
@@ -119,9 +181,14 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
   }
 
   public func prepare(schema: MeasurementSchema) throws(EstimatorError) {
-    if backend == nil {
+    if backend == nil || !backendOutputs.isSuperset(of: outputs) {
+      var backendOptions = options.backend
+      backendOptions.blendshapes = outputs.contains(.blendshapes)
+      backendOptions.transformationMatrix = outputs.contains(.pose)
       do {
-        backend = try makeBackend()
+        backend = nil
+        backend = try makeBackend(backendOptions)
+        backendOutputs = outputs
       } catch {
         throw EstimatorError(estimator: descriptor.name, error.message, help: error.help)
       }
@@ -214,7 +281,8 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
           eyeAspectRatioLeft: earLeft, eyeAspectRatioRight: earRight,
           size: max(box.width, box.height) / shorter, borderDistance: border / shorter,
           eyeDistance: eyeDistance(landmarks), smile: smile, mouthOpen: face.blendshape(.jawOpen).map(Double.init),
-          quality: quality(box: box, sourceWidth: sourceWidth, sourceHeight: sourceHeight, gray: gray)))
+          quality: outputs.contains(.quality)
+            ? quality(box: box, sourceWidth: sourceWidth, sourceHeight: sourceHeight, gray: gray) : [:]))
     }
     // Largest first: the most prominent face is face.faces.1 and face.*.
     result.sort { $0.box.area > $1.box.area }
@@ -264,6 +332,10 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
       if let value, value.isFinite { measurements[node] = .number((value * 1000).rounded() / 1000) }
     }
   }
+}
+
+extension FaceEstimator: SelectiveEstimator {
+  public func select(reads: [String]?) { outputs = FaceOutputs(reads: reads) }
 }
 
 extension FaceEstimator: OverlayDrawing {

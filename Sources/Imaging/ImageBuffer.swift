@@ -31,8 +31,11 @@ public enum PixelFormat: Sendable, Equatable, CustomStringConvertible {
 /// Pixels in memory that is allocated once and reused frame after frame:
 /// `reshape` only reallocates when the image grows past the capacity, so a
 /// steady stream of same-size frames does not allocate.
-/// Rows are tightly packed (row bytes = width × bytes per pixel).
+/// Rows are tightly packed (row bytes = width × bytes per pixel). The
+/// memory runs `slack` bytes past the capacity, for SIMD code (libswscale)
+/// that reads or writes a row's end in whole vectors.
 public final class ImageBuffer {
+  public static let slack = 64
   public private(set) var width: Int = 0
   public private(set) var height: Int = 0
   public private(set) var format: PixelFormat
@@ -44,8 +47,8 @@ public final class ImageBuffer {
   public init(width: Int = 0, height: Int = 0, format: PixelFormat) {
     self.format = format
     capacity = max(1, format.byteCount(width: width, height: height))
-    pixels = .allocate(capacity: capacity)
-    pixels.initialize(repeating: 0, count: capacity)
+    pixels = .allocate(capacity: capacity + ImageBuffer.slack)
+    pixels.initialize(repeating: 0, count: capacity + ImageBuffer.slack)
     self.width = width
     self.height = height
   }
@@ -62,8 +65,8 @@ public final class ImageBuffer {
     if needed > capacity {
       pixels.deallocate()
       capacity = needed
-      pixels = .allocate(capacity: capacity)
-      pixels.initialize(repeating: 0, count: capacity)
+      pixels = .allocate(capacity: capacity + ImageBuffer.slack)
+      pixels.initialize(repeating: 0, count: capacity + ImageBuffer.slack)
     }
     self.width = width
     self.height = height

@@ -84,13 +84,15 @@ public final class FaceMotionEstimator: Estimator {
   public init(face: any FaceMeasuring, settings: ResolvedSettings?) {
     self.face = face
     limits = MotionLimits(settings)
-    // Needs face.count, the face estimator's own, not the group `face`: the group takes in the
+    // Needs the face estimator's own fields, not the group `face`: the group takes in the
     // other estimators beside the face (descriptors, liveness), which would need this one back.
+    // The pose is named so that the face estimator computes it for the jumps.
     descriptor = EstimatorDescriptor(
       name: Self.name,
       summary: "face.pose_jump and face.parallax: a face that moves faster than a head can, or as flat as a photo",
-      provides: Self.measurementFields.map(\.path), fields: Self.measurementFields, needs: ["face.count"], image: .gray,
-      workingWidth: 1)
+      provides: Self.measurementFields.map(\.path), fields: Self.measurementFields,
+      needs: ["face.count", "face.yaw", "face.pitch", "face.roll"],
+      image: .gray, workingWidth: 1)
   }
 
   public func prepare(schema: MeasurementSchema) throws(EstimatorError) {

@@ -22,6 +22,7 @@ public final class FramePipeline {
   private let header = JPEGDecoder()
   private let decoder = JPEGDecoder()
   private let decoded = DecodedFrame()
+  private let videoConverter = VideoFrameConverter()
   private var measurements = MeasurementFrame(t: 0, index: 0)
 
   /// What became of one frame.
@@ -38,12 +39,18 @@ public final class FramePipeline {
     set { decoded.focalLength = newValue }
   }
 
-  public init(graph: EstimatorGraph, schema: MeasurementSchema) throws(EstimatorError) {
+  /// `measuresEverything`: every estimator computes all it can, whatever
+  /// the flow reads (a run that measures the whole input for others to
+  /// replay, such as an evaluation's cache).
+  public init(graph: EstimatorGraph, schema: MeasurementSchema, measuresEverything: Bool = false)
+    throws(EstimatorError)
+  {
     estimators = graph.ordered
     self.schema = schema
     needsColor = graph.needsColor
     workingWidth = graph.workingWidth
     for estimator in estimators {
+      (estimator as? any SelectiveEstimator)?.select(reads: measuresEverything ? nil : graph.reads)
       try estimator.prepare(schema: schema)
       (estimator as? any DemandDriven)?.attach(demand)
     }
@@ -60,7 +67,16 @@ public final class FramePipeline {
     let size = try header.readHeader(bytes)
     decoded.sourceWidth = size.width
     decoded.sourceHeight = size.height
-    for scale in [JPEGScale.eighth, .quarter, .half] where size.width / scale.denominator >= workingWidth {
+    return scale(width: size.width)
+  }
+
+  /// The strongest of the 1/2, 1/4, 1/8 scalings that keeps a frame this
+  /// wide at least as wide as every estimator of the run needs: the same
+  /// rule for a JPEG and a video frame, so that one picture measures the
+  /// same whichever file brings it.
+  private func scale(width: Int) -> JPEGScale {
+    guard let workingWidth else { return .full }
+    for scale in [JPEGScale.eighth, .quarter, .half] where width / scale.denominator >= workingWidth {
       return scale
     }
     return .full
@@ -100,8 +116,12 @@ public final class FramePipeline {
             decoded.color.pixels.update(from: image.pixels, count: image.byteCount)
           }
         case .yuv420p:
-          try ImageConversion.yuv420pToGray8(image, into: decoded.gray)
-          if needsColor { try ImageConversion.yuv420pToRGB8(image, into: decoded.color) }
+          // Scaled and converted in one pass of libswscale; the luma is the Y plane, never RGB's.
+          let denominator = scale(width: image.width).denominator
+          try videoConverter.convert(
+            image, width: (image.width + denominator - 1) / denominator,
+            height: (image.height + denominator - 1) / denominator, color: needsColor ? decoded.color : nil,
+            gray: decoded.gray)
         }
       } catch {
         return .skipped(reason: error.description)

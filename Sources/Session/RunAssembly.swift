@@ -79,8 +79,11 @@ public enum RunAssembly {
   }
 
   /// The estimators the flow's steps read (and `also`), in order, prepared on `schema`.
+  /// `measuresEverything`: each estimator computes all it can (an
+  /// evaluation's cache, replayed under other settings).
   static func pipeline(
-    for flow: LoadedFlow, also: [String] = [], available: [any Estimator], schema: MeasurementSchema, logger: Logger
+    for flow: LoadedFlow, also: [String] = [], available: [any Estimator], schema: MeasurementSchema,
+    measuresEverything: Bool = false, logger: Logger
   ) throws(PipelineFailure) -> FramePipeline {
     let graph: EstimatorGraph
     do {
@@ -90,7 +93,7 @@ public enum RunAssembly {
     }
     let pipeline: FramePipeline
     do {
-      pipeline = try FramePipeline(graph: graph, schema: schema)
+      pipeline = try FramePipeline(graph: graph, schema: schema, measuresEverything: measuresEverything)
     } catch {
       throw .start(WorkbenchError(.usage, error.description, help: error.help))
     }

@@ -344,7 +344,8 @@ public final class RunSession {
     try options.licenseCheck?(licenseFeatures(flow, available: available))
     do {
       return try RunAssembly.pipeline(
-        for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
+        for: flow, also: recordingNeeds, available: available, schema: schema,
+        measuresEverything: options.traceToEndOfInput, logger: logger)
     } catch {
       throw error.error
     }
@@ -472,7 +473,8 @@ public final class RunSession {
       let pipeline: FramePipeline
       do {
         pipeline = try RunAssembly.pipeline(
-          for: flow, also: recordingNeeds, available: available, schema: schema, logger: logger)
+          for: flow, also: recordingNeeds, available: available, schema: schema,
+          measuresEverything: options.traceToEndOfInput, logger: logger)
       } catch {
         if case .start = error { estimatorFailedToStart = true }
         throw error.error

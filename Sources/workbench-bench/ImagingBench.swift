@@ -4,6 +4,7 @@
 // files live in the repository. Upscaling smooths the frames, which makes
 // them cheap to decode; the "noisy" row adds sensor-like noise first, closer
 // to what a real camera's frame costs.
+import Capture
 import Foundation
 import Imaging
 
@@ -106,7 +107,8 @@ func runImagingBenchmarks() throws {
       + " frames resized from \(fixtureRelativePath), JPEG quality 90, 4:2:0")
   print("case                                     size       ms/frame  vs baseline")
   var largeFrameDecode = (smooth: 0.0, noisy: 0.0)
-  for (width, height) in [(640, 480), (1280, 720)] {
+  let videoConverter = VideoFrameConverter()
+  for (width, height) in [(640, 480), (1280, 720), (1920, 1080)] {
     let rgb = ImageBuffer(format: .rgb8)
     try ImageConversion.resize(fixture, width: width, height: height, into: rgb)
     let gray = ImageBuffer(format: .gray8)
@@ -148,6 +150,12 @@ func runImagingBenchmarks() throws {
       ImagingCase(name: "encode yuv420p q90") { try encoder.encode(yuv, quality: 90, into: &encoded) },
       ImagingCase(name: "yuv420p → gray8") { try ImageConversion.yuv420pToGray8(yuv, into: grayOut) },
       ImagingCase(name: "yuv420p → rgb8") { try ImageConversion.yuv420pToRGB8(yuv, into: rgbOut) },
+      ImagingCase(name: "yuv420p → rgb8 + gray8, swscale") {
+        try videoConverter.convert(yuv, width: width, height: height, color: rgbOut, gray: grayOut)
+      },
+      ImagingCase(name: "yuv420p → rgb8 + gray8 at 1/2, swscale") {
+        try videoConverter.convert(yuv, width: width / 2, height: height / 2, color: rgbOut, gray: grayOut)
+      },
       ImagingCase(name: "rgb8 → gray8") { try ImageConversion.rgb8ToGray8(rgb, into: grayOut) },
       ImagingCase(name: "crop rgb centre half") {
         try ImageConversion.crop(rgb, x: width / 4, y: height / 4, width: width / 2, height: height / 2, into: rgbOut)

@@ -34,6 +34,13 @@ struct GraphTests {
     ]
   }
 
+  @Test("what the run reads: the flow's fields and what its estimators need, once each; nil when the flow does not say")
+  func reads() throws {
+    let graph = try EstimatorGraph(available: estimators(), wanted: ["face.yaw", "face.box"])
+    #expect(graph.reads == ["face.yaw", "face.box", "face.landmarks"])
+    #expect(try EstimatorGraph(available: estimators(), wanted: nil).reads == nil)
+  }
+
   @Test("only the providers of what the flow reads run, after what they need")
   func resolvesNeeds() throws {
     let graph = try EstimatorGraph(available: estimators(), wanted: ["face.yaw"])

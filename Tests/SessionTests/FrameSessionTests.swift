@@ -109,6 +109,27 @@ final class SlowEstimator: Estimator {
   }
 }
 
+/// An estimator that records what the run told it it reads.
+final class SelectiveProbe: Estimator, SelectiveEstimator {
+  let descriptor = EstimatorDescriptor(name: "probe", summary: "probe", provides: ["probe"])
+  var told: [[String]?] = []
+  func select(reads: [String]?) { told.append(reads) }
+  func prepare(schema: MeasurementSchema) throws(EstimatorError) {}
+  func estimate(_ frame: DecodedFrame, into measurements: inout MeasurementFrame) {}
+}
+
+@Suite("What the estimators are told the run reads")
+struct SelectionTests {
+  @Test("before prepare, the graph's reads; a run that measures everything tells them nil")
+  func told() throws {
+    let probe = SelectiveProbe()
+    let graph = try EstimatorGraph(available: [probe], wanted: ["probe.a", "probe.b"])
+    _ = try FramePipeline(graph: graph, schema: MeasurementSchema())
+    _ = try FramePipeline(graph: graph, schema: MeasurementSchema(), measuresEverything: true)
+    #expect(probe.told == [["probe.a", "probe.b"], nil])
+  }
+}
+
 @Suite("Dropping frames")
 struct DropTests {
   @Test("when the estimators fall behind a live source, frames are dropped and counted, not queued")

@@ -155,4 +155,16 @@ int wb_ffmpeg_error_is_full(int error);
 
 /* The libraries' versions, "libavformat 59.27.100, ...". */
 const char *wb_ffmpeg_versions(void);
+
+/* Converts full-range 4:2:0 planes (luma, then Cb, then Cr, each packed
+ * row after row, as workbench's yuv420p images are) of width × height to
+ * packed RGB (`rgb`, may be NULL) and luma (`gray`, may be NULL) of
+ * out_width × out_height, through libswscale (its SIMD paths), scaling
+ * when the sizes differ. The contexts are kept between calls. Returns 0,
+ * or -1 with a message. */
+typedef struct wb_pixel_converter wb_pixel_converter;
+wb_pixel_converter *wb_pixel_converter_new(void);
+int wb_pixel_convert_yuv420p(wb_pixel_converter *converter, const uint8_t *planes, int width, int height, uint8_t *rgb,
+                             uint8_t *gray, int out_width, int out_height, char *message, size_t message_size);
+void wb_pixel_converter_free(wb_pixel_converter *converter);
 #endif
