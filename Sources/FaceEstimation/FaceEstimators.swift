@@ -38,6 +38,9 @@ public enum FaceEstimators {
     .boolean(
       "face.mirror", default: false,
       doc: "The frames are mirrored (a selfie preview): flip yaw and roll and swap the eyes"),
+    .boolean(
+      "face.full_resolution", default: false,
+      doc: "Give the face model frames at full size instead of scaled to at least 640 pixels wide (slower)"),
   ]
 
   /// The options for a run: the settings (when given), then the
@@ -65,7 +68,9 @@ public enum FaceEstimators {
     case "3x3": backend.searchTiles = 3
     default: backend.searchTiles = 0
     }
-    return FaceEstimatorOptions(backend: backend, mirror: settings?.boolean("face.mirror") ?? false)
+    var options = FaceEstimatorOptions(backend: backend, mirror: settings?.boolean("face.mirror") ?? false)
+    options.fullResolution = settings?.boolean("face.full_resolution") ?? false
+    return options
   }
 
   /// The face estimator for a run. Cheap: the library and model load when

@@ -5,12 +5,15 @@
 // flow on the same files. The inputs are the bundled recording and H.264
 // clips made from it with the ffmpeg command at 640×360, 1280×720 and
 // 1920×1080.
+import CAllocationCounter
 import Capture
 import Diagnostics
+import Estimators
 import FaceEstimation
 import Foundation
 import Imaging
 import Logging
+import Measurements
 import RunComposition
 import Session
 
@@ -54,24 +57,114 @@ func runFloorBenchmarks() throws {
   print(
     "input                       frames   floor  decode   flow        run  after start  run/(floor+decode)  after start"
   )
+  var allocations: [String] = []
+  var commandDecode: [(String, Double, Double)] = []
   for (name, path) in inputs {
     let frames = try floorFrames(path)
-    let floor = try median((0..<runs).map { _ in try landmarkerAlone(options, frames: frames) })
+    let floorRuns = try (0..<runs).map { _ in try landmarkerAlone(options, frames: frames) }
+    let floor = median(floorRuns.map(\.0))
     let decode = try median((0..<runs).map { _ in try decodeAlone(path) })
     let count = Double(frames.count)
+    commandDecode.append((name, try median((0..<runs).map { _ in try ffmpegDecode(ffmpeg, path) }) / count, decode))
     let firstFrame = folder + "/first-" + (path as NSString).lastPathComponent
     try makeClip(ffmpeg, ["-i", path, "-frames:v", "1", "-c", "copy"], firstFrame)
     for (flowName, flow) in flows {
-      let whole = try median((0..<runs).map { _ in try wholeRun(flow, input: path) })
-      let first = try median((0..<runs).map { _ in try wholeRun(flow, input: firstFrame) })
-      let perFrame = whole / count
-      let afterStart = (whole - first) / (count - 1)
+      let whole = try (0..<runs).map { _ in try wholeRun(flow, input: path) }
+      let first = try (0..<runs).map { _ in try wholeRun(flow, input: firstFrame) }
+      let perFrame = median(whole.map(\.0)) / count
+      let afterStart = (median(whole.map(\.0)) - median(first.map(\.0))) / (count - 1)
+      // %@ pads by UTF-16 units and the names hold "×": pad them in Swift.
       print(
-        String(
-          format: "%-27@ %6d  %6.2f  %6.2f   %-9@ %6.2f  %11.2f  %18.2f×  %10.2f×", name as NSString, frames.count,
-          floor, decode, flowName as NSString, perFrame, afterStart, perFrame / (floor + decode),
-          afterStart / (floor + decode)))
+        name.padding(toLength: 27, withPad: " ", startingAt: 0)
+          + String(format: " %6d  %6.2f  %6.2f   ", frames.count, floor, decode)
+          + flowName.padding(toLength: 9, withPad: " ", startingAt: 0)
+          + String(
+            format: " %6.2f  %11.2f  %18.2f×  %10.2f×", perFrame, afterStart, perFrame / (floor + decode),
+            afterStart / (floor + decode)))
+      let runAllocations = (median(whole.map(\.1)) - median(first.map(\.1))) / (count - 1)
+      allocations.append(
+        name.padding(toLength: 27, withPad: " ", startingAt: 0)
+          + flowName.padding(toLength: 10, withPad: " ", startingAt: 0)
+          + String(
+            format: "%9.0f  %9.0f  %9.0f", median(floorRuns.map(\.1)), runAllocations,
+            runAllocations - median(floorRuns.map(\.1))))
     }
+  }
+  print()
+  print(
+    "the decode alone: the ffmpeg command (one thread, to nothing, process start included) against the run's reader")
+  for (name, command, reader) in commandDecode {
+    print(
+      name.padding(toLength: 27, withPad: " ", startingAt: 0)
+        + String(format: " ffmpeg %6.2f ms/frame   reader %6.2f ms/frame (%.2f×)", command, reader, reader / command))
+  }
+  print()
+  print("allocations a frame (malloc, calloc, realloc; the whole process, MediaPipe's threads included)")
+  print("input                      flow        landmarker  run after start  the rest")
+  for line in allocations { print(line) }
+  print()
+  try printScaleLoss(folder: folder, inputs: inputs.filter { $0.1.hasSuffix(".mp4") })
+}
+
+/// What the face estimator loses when a video frame is scaled for it (the
+/// pipeline's rule: 1/2, 1/4 or 1/8 while at least 640 wide), frame by frame
+/// against the same frame at full size.
+private func printScaleLoss(folder: String, inputs: [(String, String)]) throws {
+  print("the face estimator on the frame scaled as a run scales it, against the same frame at full size")
+  print("input                       scaled to   faces (both/full/scaled)  |Δyaw| mean  max   |ΔEAR| mean   max")
+  let options = FaceEstimators.options(home: benchPackageRoot())
+  for (name, path) in inputs {
+    let source = try RecordingSource.open(path: path)
+    defer { source.close() }
+    let converter = VideoFrameConverter()
+    let estimators = [FaceEstimator(options: options), FaceEstimator(options: options)]
+    for estimator in estimators { try estimator.prepare(schema: MeasurementSchema()) }
+    let frames = [DecodedFrame(), DecodedFrame()]
+    var measurements = MeasurementFrame(t: 0, index: 0)
+    var (both, fullOnly, scaledOnly) = (0, 0, 0)
+    var yaw: [Double] = []
+    var ear: [Double] = []
+    var scaledSize = ""
+    while let frame = try source.next() {
+      guard case .image(let image) = frame.payload else { continue }
+      var denominator = 1
+      for candidate in [8, 4, 2] where image.width / candidate >= 640 {
+        denominator = candidate
+        break
+      }
+      let sizes = [
+        (image.width, image.height),
+        ((image.width + denominator - 1) / denominator, (image.height + denominator - 1) / denominator),
+      ]
+      scaledSize = "\(sizes[1].0)×\(sizes[1].1)"
+      for (index, (width, height)) in sizes.enumerated() {
+        let decoded = frames[index]
+        decoded.index = frame.index
+        decoded.t = frame.t
+        decoded.sourceWidth = image.width
+        decoded.sourceHeight = image.height
+        decoded.hasColor = true
+        try converter.convert(image, width: width, height: height, color: decoded.color, gray: decoded.gray)
+        estimators[index].estimate(decoded, into: &measurements)
+      }
+      switch (estimators[0].faces.first, estimators[1].faces.first) {
+      case (let full?, let scaled?):
+        both += 1
+        if let a = full.pose?.yaw, let b = scaled.pose?.yaw { yaw.append(abs(a - b)) }
+        if let a = full.eyeAspectRatioLeft, let b = scaled.eyeAspectRatioLeft { ear.append(abs(a - b)) }
+        if let a = full.eyeAspectRatioRight, let b = scaled.eyeAspectRatioRight { ear.append(abs(a - b)) }
+      case (.some, nil): fullOnly += 1
+      case (nil, .some): scaledOnly += 1
+      case (nil, nil): break
+      }
+    }
+    func mean(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count) }
+    print(
+      name.padding(toLength: 28, withPad: " ", startingAt: 0)
+        + scaledSize.padding(toLength: 12, withPad: " ", startingAt: 0)
+        + "\(both)/\(fullOnly)/\(scaledOnly)".padding(toLength: 26, withPad: " ", startingAt: 0)
+        + String(
+          format: "%6.2f°  %5.2f°  %10.4f  %6.4f", mean(yaw), yaw.max() ?? 0, mean(ear), ear.max() ?? 0))
   }
 }
 
@@ -106,15 +199,17 @@ private func floorFrames(_ path: String) throws -> [ImageBuffer] {
   return frames
 }
 
-/// ms per frame of the landmarker's calls alone.
-private func landmarkerAlone(_ options: MediaPipeFaceOptions, frames: [ImageBuffer]) throws -> Double {
+/// ms and allocations per frame of the landmarker's calls alone.
+private func landmarkerAlone(_ options: MediaPipeFaceOptions, frames: [ImageBuffer]) throws -> (Double, Double) {
   let backend = try MediaPipeFaceBackend(options: options, logger: Logger(label: "bench"))
   var detections = FaceDetections()
+  let allocations = wb_allocation_count()
   let start = benchNanoseconds()
   for (index, frame) in frames.enumerated() {
     try backend.detect(frame, timestampMilliseconds: Int64(index) * 33, into: &detections)
   }
-  return Double(benchNanoseconds() - start) / 1e6 / Double(frames.count)
+  let count = Double(frames.count)
+  return (Double(benchNanoseconds() - start) / 1e6 / count, Double(wb_allocation_count() - allocations) / count)
 }
 
 /// ms per frame of reading the input as a run reads it: the reader, and
@@ -134,17 +229,33 @@ private func decodeAlone(_ path: String) throws -> Double {
   return Double(benchNanoseconds() - start) / 1e6 / Double(max(1, frames))
 }
 
-/// ms of a whole run of `flow` on the input, load included.
-private func wholeRun(_ flow: String, input: String) throws -> Double {
+/// ms of `ffmpeg -threads 1 -i path -f null -`, a whole process.
+private func ffmpegDecode(_ ffmpeg: String, _ path: String) throws -> Double {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: ffmpeg)
+  process.arguments = [
+    "-hide_banner", "-loglevel", "error", "-nostdin", "-threads", "1", "-i", path, "-f", "null", "-",
+  ]
+  let start = benchNanoseconds()
+  try process.run()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else { throw WorkbenchError(.failed, "ffmpeg could not decode \(path)") }
+  return Double(benchNanoseconds() - start) / 1e6
+}
+
+/// ms and allocations of a whole run of `flow` on the input, load included.
+private func wholeRun(_ flow: String, input: String) throws -> (Double, Double) {
   var options = RunOptions(flow: RunSettings.flowOptions(flow), input: .file(input))
   options.flow.assignments = ["flow.time_limit=0", "flow.step_timeout=0"]
   options.eventsPath = "/dev/null"
+  let allocations = wb_allocation_count()
   let start = benchNanoseconds()
   let outcome = RunSession.run(options, logger: Logger(label: "bench"))
   let elapsed = Double(benchNanoseconds() - start) / 1e6
+  let allocated = Double(wb_allocation_count() - allocations)
   guard outcome.result?.reason == "end_of_input" else {
     let reason = outcome.result?.reason ?? "no result"
     throw WorkbenchError(.failed, "the run of \(flow) on \(input) ended early: \(reason)")
   }
-  return elapsed
+  return (elapsed, allocated)
 }

@@ -29,6 +29,16 @@ struct FaceSettingsTests {
     #expect(options.backend.maxFaces == 5)
     #expect(options.backend.searchTiles == 0)
     #expect(options.mirror == false)
+    #expect(options.fullResolution == false)
+    #expect(FaceEstimator(options: options).descriptor.workingWidth == 640, "frames may be scaled to 640 wide")
+  }
+
+  @Test("face.full_resolution: the estimator asks for frames at the size captured")
+  func fullResolution() {
+    let options = FaceEstimators.options(
+      home: "/opt/wb", settings: resolved(["face.full_resolution": .boolean(true)]), environment: [:])
+    #expect(options.fullResolution)
+    #expect(FaceEstimator(options: options).descriptor.workingWidth == nil)
   }
 
   @Test("settings win over the environment; every option is read")
