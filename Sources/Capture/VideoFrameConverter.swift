@@ -23,6 +23,12 @@ public final class VideoFrameConverter {
       throw ImagingError(.unsupported, "the video frame converter takes yuv420p, not \(source.format)")
     }
     guard let converter else { throw ImagingError(.libraryFailure, "out of memory for a libswscale converter") }
+    if width == source.width, height == source.height, width < 2 || height < 2 {
+      // Too small for libswscale; a plain loop does it.
+      if let color { try ImageConversion.yuv420pToRGB8(source, into: color) }
+      try ImageConversion.yuv420pToGray8(source, into: gray)
+      return
+    }
     color?.reshape(width: width, height: height, format: .rgb8)
     gray.reshape(width: width, height: height, format: .gray8)
     let status = message.withUnsafeMutableBufferPointer { text in

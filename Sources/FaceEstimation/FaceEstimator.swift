@@ -189,7 +189,8 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
   }
 
   public func prepare(schema: MeasurementSchema) throws(EstimatorError) {
-    if backend == nil || !backendOutputs.isSuperset(of: outputs) {
+    // The quality over the box is the estimator's own work, not the backend's.
+    if backend == nil || !backendOutputs.isSuperset(of: outputs.subtracting(.quality)) {
       var backendOptions = options.backend
       backendOptions.blendshapes = outputs.contains(.blendshapes)
       backendOptions.transformationMatrix = outputs.contains(.pose)

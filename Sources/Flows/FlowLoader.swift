@@ -113,6 +113,9 @@ public struct FlowDescription: Sendable {
   public var hasScore: Bool
   /// What the flow's watchers (wb.alert, wb.guard) read.
   public var watchNeeds: [String]
+  /// Whether every watcher says what it reads (a `when` function without
+  /// `needs` may read anything).
+  public var watchersSayWhatTheyRead: Bool
   /// Whether a wb.guard watches the flow: it can end the flow at any frame
   /// (HKID's overtime), so the flow need not have a time limit.
   public var hasGuard: Bool
@@ -154,6 +157,7 @@ public struct FlowDescription: Sendable {
     hasOnFinish = json["has_on_finish"]?.boolValue ?? false
     hasScore = json["has_score"]?.boolValue ?? false
     watchNeeds = json["watch_needs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    watchersSayWhatTheyRead = !(json["watch_reads_unknown"]?.boolValue ?? false)
     hasGuard = json["has_guard"]?.boolValue ?? false
     watchThresholds = (json["watch_thresholds"]?.arrayValue ?? []).compactMap(Threshold.init)
   }
@@ -278,6 +282,14 @@ public final class LoadedFlow {
       paths += step.needs
     }
     return paths
+  }
+
+  /// What the flow reads besides its steps' needs: the fields its tests and
+  /// getters (`wb.field`) name, and its watchers' needs; nil when a watcher
+  /// does not say what it reads.
+  public var readsBesideNeeds: [String]? {
+    guard description.watchersSayWhatTheyRead else { return nil }
+    return description.reads.map(\.field) + description.watchNeeds
   }
 
   /// Every measurement some step says it reads, also when other steps do

@@ -41,16 +41,19 @@ public final class FramePipeline {
 
   /// `measuresEverything`: every estimator computes all it can, whatever
   /// the flow reads (a run that measures the whole input for others to
-  /// replay, such as an evaluation's cache).
-  public init(graph: EstimatorGraph, schema: MeasurementSchema, measuresEverything: Bool = false)
-    throws(EstimatorError)
-  {
+  /// replay, such as an evaluation's cache). `alsoReads`: what the flow
+  /// reads besides what chose the estimators (its getters, its watchers);
+  /// nil when that is not known.
+  public init(
+    graph: EstimatorGraph, schema: MeasurementSchema, measuresEverything: Bool = false, alsoReads: [String]? = []
+  ) throws(EstimatorError) {
+    let reads = measuresEverything ? nil : alsoReads.flatMap { also in graph.reads.map { $0 + also } }
     estimators = graph.ordered
     self.schema = schema
     needsColor = graph.needsColor
     workingWidth = graph.workingWidth
     for estimator in estimators {
-      (estimator as? any SelectiveEstimator)?.select(reads: measuresEverything ? nil : graph.reads)
+      (estimator as? any SelectiveEstimator)?.select(reads: reads)
       try estimator.prepare(schema: schema)
       (estimator as? any DemandDriven)?.attach(demand)
     }
@@ -117,7 +120,8 @@ public final class FramePipeline {
           }
         case .yuv420p:
           // Scaled and converted in one pass of libswscale; the luma is the Y plane, never RGB's.
-          let denominator = scale(width: image.width).denominator
+          var denominator = scale(width: image.width).denominator
+          while denominator > 1, image.width / denominator < 2 || image.height / denominator < 2 { denominator /= 2 }
           try videoConverter.convert(
             image, width: (image.width + denominator - 1) / denominator,
             height: (image.height + denominator - 1) / denominator, color: needsColor ? decoded.color : nil,

@@ -93,7 +93,8 @@ public enum RunAssembly {
     }
     let pipeline: FramePipeline
     do {
-      pipeline = try FramePipeline(graph: graph, schema: schema, measuresEverything: measuresEverything)
+      pipeline = try FramePipeline(
+        graph: graph, schema: schema, measuresEverything: measuresEverything, alsoReads: flow.readsBesideNeeds)
     } catch {
       throw .start(WorkbenchError(.usage, error.description, help: error.help))
     }

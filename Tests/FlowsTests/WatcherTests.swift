@@ -88,6 +88,28 @@ struct WatcherTests {
     #expect(record.runner.flow.declaredNeeds.contains("card.found"))
   }
 
+  @Test("what the flow reads beside its steps' needs: tested fields and watchers' needs; unknown with a bare `when`")
+  func readsBesideNeeds() throws {
+    let said = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "r",
+        steps = { wb.threshold { field = "face.yaw", above = 20, needs = { "face.count" } } },
+        watch = { wb.alert { status = "FAR", field = "card.size_ratio", below = 0.3 } } }
+      """)
+    let reads = try #require(try run(said, FrameScript()).runner.flow.readsBesideNeeds)
+    #expect(reads.contains("face.yaw"), "\(reads)")
+    #expect(reads.contains("card.size_ratio"), "\(reads)")
+    let bare = try FlowFixture(
+      """
+      local wb = require "wb"
+      return wb.flow { name = "r",
+        steps = { wb.threshold { field = "face.yaw", above = 20 } },
+        watch = { wb.alert { status = "BLINK", when = function(m) return (m.face.blink_left or 0) > 0.5 end } } }
+      """)
+    #expect(try run(bare, FrameScript()).runner.flow.readsBesideNeeds == nil)
+  }
+
   @Test("a step's passed callback runs once, on the frame it passes")
   func passedCallback() throws {
     let fixture = try FlowFixture(

@@ -120,13 +120,17 @@ final class SelectiveProbe: Estimator, SelectiveEstimator {
 
 @Suite("What the estimators are told the run reads")
 struct SelectionTests {
-  @Test("before prepare, the graph's reads; a run that measures everything tells them nil")
+  @Test(
+    "before prepare, the graph's reads and what the flow reads beside them; nil when a run measures everything or the flow's reads are not known"
+  )
   func told() throws {
     let probe = SelectiveProbe()
     let graph = try EstimatorGraph(available: [probe], wanted: ["probe.a", "probe.b"])
     _ = try FramePipeline(graph: graph, schema: MeasurementSchema())
     _ = try FramePipeline(graph: graph, schema: MeasurementSchema(), measuresEverything: true)
-    #expect(probe.told == [["probe.a", "probe.b"], nil])
+    _ = try FramePipeline(graph: graph, schema: MeasurementSchema(), alsoReads: ["probe.c"])
+    _ = try FramePipeline(graph: graph, schema: MeasurementSchema(), alsoReads: nil)
+    #expect(probe.told == [["probe.a", "probe.b"], nil, ["probe.a", "probe.b", "probe.c"], nil])
   }
 }
 

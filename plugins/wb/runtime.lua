@@ -177,6 +177,7 @@ function runtime.prepare(flow)
   local ctx = make_context()
   local watch = flow.watch or {}
   local watch_needs, watch_hints = {}, {}
+  local watch_reads_unknown = false
   local has_guard = false
   local watch_thresholds = {}
   for _, watcher in ipairs(watch) do
@@ -186,6 +187,8 @@ function runtime.prepare(flow)
       watch_thresholds[#watch_thresholds + 1] = line
     end
     for _, field in ipairs(watcher.needs or {}) do watch_needs[#watch_needs + 1] = field end
+    -- A `when` function without `needs` may read anything.
+    if #(watcher.needs or {}) == 0 then watch_reads_unknown = true end
     for _, key in ipairs(watcher.hints or {}) do watch_hints[#watch_hints + 1] = key end
   end
   local description = {
@@ -198,6 +201,7 @@ function runtime.prepare(flow)
     has_on_finish = type(flow.on_finish) == "function",
     has_score = type(flow.score) == "function",
     watch_needs = watch_needs,
+    watch_reads_unknown = watch_reads_unknown,
     has_guard = has_guard,
     watch_thresholds = watch_thresholds,
     reads = problems.reads,
