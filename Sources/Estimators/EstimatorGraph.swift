@@ -21,7 +21,6 @@ public struct EstimatorGraph {
 
     var chosen: [String] = []
     var chosenSet = Set<String>()
-    reads = nil
     if let wanted {
       var queue = wanted
       var index = 0

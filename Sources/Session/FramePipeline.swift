@@ -119,12 +119,12 @@ public final class FramePipeline {
             decoded.color.pixels.update(from: image.pixels, count: image.byteCount)
           }
         case .yuv420p:
-          // Scaled and converted in one pass of libswscale; the luma is the Y plane, never RGB's.
-          var denominator = scale(width: image.width).denominator
-          while denominator > 1, image.width / denominator < 2 || image.height / denominator < 2 { denominator /= 2 }
+          // Scaled, then converted by libswscale; the luma is the Y plane, never RGB's. Never
+          // below 2 pixels a side, which libswscale refuses.
+          var size = scale(width: image.width).scaledSize(width: image.width, height: image.height)
+          if size.width < 2 || size.height < 2 { size = (image.width, image.height) }
           try videoConverter.convert(
-            image, width: (image.width + denominator - 1) / denominator,
-            height: (image.height + denominator - 1) / denominator, color: needsColor ? decoded.color : nil,
+            image, width: size.width, height: size.height, color: needsColor ? decoded.color : nil,
             gray: decoded.gray)
         }
       } catch {
