@@ -71,6 +71,8 @@ struct wb_vm {
   lua_State *L;
   wb_limits limits;
   wb_arena arena;
+  /* Made restorable with a cap: only then may the state be copied out and back. */
+  int restorable;
   wb_saved_state snapshot;
 
   size_t memory_in_use;

@@ -592,10 +592,15 @@ wb_vm *wb_vm_new_restorable(const wb_limits *limits, wb_host_fn host_fn, void *h
                             size_t region_bytes) {
   wb_vm *vm = calloc(1, sizeof *vm);
   if (vm == NULL) return NULL;
-  /* Room for the cap's worth of blocks rounded up to their classes, and
-     then some: past it, blocks come from malloc and the state can no
-     longer be copied, which is slower but never wrong. */
-  if (restorable && limits->memory_limit > 0 && limits->memory_limit <= ((size_t)1 << 34)) {
+  /* Every state gets a region, restorable or not: its freed blocks are
+     reused by class, so a flow stepping frame after frame stops calling
+     malloc once its garbage settles. Room for the cap's worth of blocks
+     rounded up to their classes, and then some: past it, blocks come from
+     malloc and the state can no longer be copied, which is slower but never
+     wrong. Without the region (the reservation refused), blocks come from
+     realloc. */
+  vm->restorable = restorable && limits->memory_limit > 0;
+  if (limits->memory_limit <= ((size_t)1 << 34)) {
     /* At least 1 GiB: a flow's own settings may raise the cap after this. */
     size_t room = limits->memory_limit * 4 + ((size_t)16 << 20);
     if (room < ((size_t)1 << 30)) room = (size_t)1 << 30;
@@ -1141,7 +1146,7 @@ void wb_vm_set_limits(wb_vm *vm, const wb_limits *limits) { vm->limits = *limits
 int wb_vm_snapshot(wb_vm *vm) {
   wb_saved_state *snapshot = &vm->snapshot;
   snapshot->taken = 0;
-  if (vm->running || wb_arena_copy_out(&vm->arena, &snapshot->memory) != 0) return -1;
+  if (!vm->restorable || vm->running || wb_arena_copy_out(&vm->arena, &snapshot->memory) != 0) return -1;
   wb_node *nodes = realloc(snapshot->nodes, (size_t)(vm->node_count ? vm->node_count : 1) * sizeof *nodes);
   if (nodes == NULL) return -1;
   if (vm->node_count > 0) memcpy(nodes, vm->nodes, (size_t)vm->node_count * sizeof *nodes);
@@ -1160,7 +1165,8 @@ int wb_vm_snapshot(wb_vm *vm) {
 
 int wb_vm_restore(wb_vm *vm) {
   const wb_saved_state *snapshot = &vm->snapshot;
-  if (!snapshot->taken || vm->running || wb_arena_copy_in(&vm->arena, &snapshot->memory) != 0) return -1;
+  if (!vm->restorable || !snapshot->taken || vm->running || wb_arena_copy_in(&vm->arena, &snapshot->memory) != 0)
+    return -1;
   /* The schema's nodes only ever grow, so the array holds the snapshot's. */
   if (snapshot->node_count > 0) memcpy(vm->nodes, snapshot->nodes, (size_t)snapshot->node_count * sizeof *vm->nodes);
   vm->node_count = snapshot->node_count;

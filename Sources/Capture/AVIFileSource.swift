@@ -385,6 +385,11 @@ final class AVIFileSource: FrameSource {
   private let videoIDs: [[UInt8]]
   private var nextIndex = 0
   private var isClosed = false
+  /// Two frames' bytes in turn: the run holds the frame before while it
+  /// reads the next, and lets it go before the one after, whose bytes then
+  /// go into its storage (a frame still held elsewhere is copied, not overwritten).
+  private var chunks: [[UInt8]] = [[], []]
+  private var chunkIndex = 0
 
   init(file: RecordingFile, context: RecordingContext) throws(CaptureError) {
     self.file = file
@@ -425,17 +430,20 @@ final class AVIFileSource: FrameSource {
   }
 
   private func readChunk(at headerOffset: Int64, size: Int, fromIndex: Bool) throws(CaptureError) -> FramePayload {
-    let bytes = try file.read(at: headerOffset, count: 8 + size)
-    guard bytes.count == 8 + size else {
+    chunkIndex ^= 1
+    try file.read(at: headerOffset + 8, count: size, into: &chunks[chunkIndex])
+    let chunk = chunks[chunkIndex]
+    guard chunk.count == size else {
       return .unreadable(reason: "truncated: the file ends inside the frame chunk at byte \(headerOffset)")
     }
-    let jpeg = Array(bytes[8...])
-    switch MJPEGMarkers.check(jpeg) {
+    switch MJPEGMarkers.check(chunk) {
     case .complete:
-      return .jpeg(jpeg)
+      return .jpeg(chunk)
     case .broken(let reason):
+      let header = try file.read(at: headerOffset, count: 8)
       let headerMatches =
-        videoIDs.contains { bytes[0..<4].elementsEqual($0) } && Int(AVIFormat.uint32(bytes, at: 4)) == size
+        header.count == 8 && videoIDs.contains { header[0..<4].elementsEqual($0) }
+        && Int(AVIFormat.uint32(header, at: 4)) == size
       let place = fromIndex && !headerMatches ? " (its chunk header does not match the index)" : ""
       return .unreadable(reason: "frame chunk at byte \(headerOffset)\(place): \(reason)")
     case .needsMoreData:

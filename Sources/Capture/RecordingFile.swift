@@ -52,6 +52,24 @@ final class RecordingFile {
     return bytes
   }
 
+  /// Up to `count` bytes from `offset` into `bytes`, as `read(at:count:)`
+  /// gives them, in the storage `bytes` has when nothing else holds it: a
+  /// reader that keeps one array for its frames allocates nothing a frame.
+  func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(CaptureError) {
+    let wanted = count > 0 && offset < size ? Int(min(Int64(count), size - offset)) : 0
+    if bytes.count > wanted {
+      bytes.removeLast(bytes.count - wanted)
+    } else if bytes.count < wanted {
+      bytes.append(contentsOf: repeatElement(0, count: wanted - bytes.count))
+    }
+    guard wanted > 0 else { return }
+    let result = bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(CaptureError) -> Int in try read(at: offset, into: buffer) }
+    }
+    let got = try result.get()
+    if got < wanted { bytes.removeLast(wanted - got) }
+  }
+
   /// Fills `buffer` from `offset` and returns how many bytes were read
   /// (fewer than the buffer holds only at the end of the file).
   func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(CaptureError) -> Int {

@@ -103,6 +103,8 @@ final class Y4MFileSource: FrameSource {
   private var position: Int64
   private var nextIndex: Int64 = 0
   private var isClosed = false
+  /// Where each `FRAME` line is read: one array for all of them.
+  private var line: [UInt8] = []
 
   static let frameMarker = Array("FRAME".utf8)
   /// Longest `FRAME` line accepted (it may carry parameters).
@@ -150,7 +152,7 @@ final class Y4MFileSource: FrameSource {
   }
 
   private func readFrame() throws(CaptureError) -> FramePayload {
-    let line = try file.read(at: position, count: Self.maximumFrameLine)
+    try file.read(at: position, count: Self.maximumFrameLine, into: &line)
     guard line.starts(with: Self.frameMarker) || Self.frameMarker.starts(with: line) else {
       let damagedAt = position
       position = try findFrameLine(after: position)

@@ -247,55 +247,78 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
     }
     let sourceWidth = frame.sourceWidth > 0 ? frame.sourceWidth : image.width
     let sourceHeight = frame.sourceHeight > 0 ? frame.sourceHeight : image.height
-    faces = measure(
+    measure(
       detections, imageWidth: image.width, imageHeight: image.height, sourceWidth: sourceWidth,
       sourceHeight: sourceHeight, gray: frame.gray)
     write(into: &measurements)
   }
 
+  /// Updates `faces` from the backend's detections, in place: a run whose
+  /// frames hold as many faces as the one before allocates nothing here.
   func measure(
     _ detections: FaceDetections, imageWidth: Int, imageHeight: Int, sourceWidth: Int, sourceHeight: Int,
     gray: ImageBuffer
-  ) -> [FaceMeasurement] {
+  ) {
     let scaleX = Double(sourceWidth) / Double(imageWidth)
     let scaleY = Double(sourceHeight) / Double(imageHeight)
+    let scale = SIMD3<Float>(Float(scaleX), Float(scaleY), Float(scaleX))
     let shorter = Double(max(1, min(sourceWidth, sourceHeight)))
-    var result: [FaceMeasurement] = []
-    result.reserveCapacity(detections.count)
-    for face in detections.valid {
-      var landmarks = face.landmarks
-      if scaleX != 1 || scaleY != 1 {
-        let scale = SIMD3<Float>(Float(scaleX), Float(scaleY), Float(scaleX))
-        for index in landmarks.indices { landmarks[index] *= scale }
+    if faces.count > detections.count { faces.removeLast(faces.count - detections.count) }
+    for slot in 0..<detections.count {
+      let face = detections.faces[slot]
+      if slot == faces.count {
+        faces.append(
+          FaceMeasurement(
+            box: FaceBox(x: 0, y: 0, width: 0, height: 0), landmarks: [], size: 0, borderDistance: 0, quality: [:]))
       }
-      let box = FaceGeometry.box(of: landmarks)
-      let border = min(
-        box.x, box.y, Double(sourceWidth) - (box.x + box.width), Double(sourceHeight) - (box.y + box.height))
-      var pose = FaceGeometry.pose(fromTransform: face.transform)
-      var blinkLeft = face.blendshape(.eyeBlinkLeft).map(Double.init)
-      var blinkRight = face.blendshape(.eyeBlinkRight).map(Double.init)
-      var earLeft = FaceGeometry.eyeAspectRatio(landmarks, FaceMesh.leftEye)
-      var earRight = FaceGeometry.eyeAspectRatio(landmarks, FaceMesh.rightEye)
-      if options.mirror {
-        pose = pose?.mirrored
-        swap(&blinkLeft, &blinkRight)
-        swap(&earLeft, &earRight)
+      update(&faces[slot], from: face, scale: scale, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+      faces[slot].size = max(faces[slot].box.width, faces[slot].box.height) / shorter
+      faces[slot].borderDistance /= shorter
+      if outputs.contains(.quality) {
+        quality(
+          into: &faces[slot].quality, box: faces[slot].box, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+          gray: gray)
+      } else {
+        faces[slot].quality.removeAll(keepingCapacity: true)
       }
-      let smile = face.blendshape(.mouthSmileLeft).flatMap { left in
-        face.blendshape(.mouthSmileRight).map { Double(left + $0) / 2 }
-      }
-      result.append(
-        FaceMeasurement(
-          box: box, landmarks: landmarks, pose: pose, blinkLeft: blinkLeft, blinkRight: blinkRight,
-          eyeAspectRatioLeft: earLeft, eyeAspectRatioRight: earRight,
-          size: max(box.width, box.height) / shorter, borderDistance: border / shorter,
-          eyeDistance: eyeDistance(landmarks), smile: smile, mouthOpen: face.blendshape(.jawOpen).map(Double.init),
-          quality: outputs.contains(.quality)
-            ? quality(box: box, sourceWidth: sourceWidth, sourceHeight: sourceHeight, gray: gray) : [:]))
     }
     // Largest first: the most prominent face is face.faces.1 and face.*.
-    result.sort { $0.box.area > $1.box.area }
-    return result
+    if faces.count > 1 { faces.sort { $0.box.area > $1.box.area } }
+  }
+
+  /// One face's measurements from its observation, into the storage it had.
+  private func update(
+    _ measurement: inout FaceMeasurement, from face: FaceObservation, scale: SIMD3<Float>, sourceWidth: Int,
+    sourceHeight: Int
+  ) {
+    if measurement.landmarks.count != face.landmarks.count {
+      measurement.landmarks = face.landmarks
+    }
+    for index in face.landmarks.indices { measurement.landmarks[index] = face.landmarks[index] * scale }
+    let box = FaceGeometry.box(of: measurement.landmarks)
+    measurement.box = box
+    measurement.borderDistance = min(
+      box.x, box.y, Double(sourceWidth) - (box.x + box.width), Double(sourceHeight) - (box.y + box.height))
+    var pose = FaceGeometry.pose(fromTransform: face.transform)
+    var blinkLeft = face.blendshape(.eyeBlinkLeft).map(Double.init)
+    var blinkRight = face.blendshape(.eyeBlinkRight).map(Double.init)
+    var earLeft = FaceGeometry.eyeAspectRatio(measurement.landmarks, FaceMesh.leftEye)
+    var earRight = FaceGeometry.eyeAspectRatio(measurement.landmarks, FaceMesh.rightEye)
+    if options.mirror {
+      pose = pose?.mirrored
+      swap(&blinkLeft, &blinkRight)
+      swap(&earLeft, &earRight)
+    }
+    measurement.pose = pose
+    measurement.blinkLeft = blinkLeft
+    measurement.blinkRight = blinkRight
+    measurement.eyeAspectRatioLeft = earLeft
+    measurement.eyeAspectRatioRight = earRight
+    measurement.eyeDistance = eyeDistance(measurement.landmarks)
+    measurement.smile = face.blendshape(.mouthSmileLeft).flatMap { left in
+      face.blendshape(.mouthSmileRight).map { Double(left + $0) / 2 }
+    }
+    measurement.mouthOpen = face.blendshape(.jawOpen).map(Double.init)
   }
 
   private func eyeDistance(_ landmarks: [SIMD3<Float>]) -> Double? {
@@ -306,8 +329,11 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
     return Double((d.x * d.x + d.y * d.y).squareRoot())
   }
 
-  private func quality(box: FaceBox, sourceWidth: Int, sourceHeight: Int, gray: ImageBuffer) -> [QualityKind: Double] {
-    guard gray.width > 2, gray.height > 2 else { return [:] }
+  private func quality(
+    into scores: inout [QualityKind: Double], box: FaceBox, sourceWidth: Int, sourceHeight: Int, gray: ImageBuffer
+  ) {
+    scores.removeAll(keepingCapacity: true)
+    guard gray.width > 2, gray.height > 2 else { return }
     let inGray = box.scaled(x: Double(gray.width) / Double(sourceWidth), y: Double(gray.height) / Double(sourceHeight))
     let region = RegionOfInterest(
       x: Int(inGray.x.rounded(.down)), y: Int(inGray.y.rounded(.down)), width: Int(inGray.width.rounded(.up)),
@@ -315,10 +341,8 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
     ).clamped(to: gray)
     guard region.width > 2, region.height > 2,
       (try? ImageConversion.crop(gray, to: region, into: faceGray)) != nil
-    else { return [:] }
-    var scores: [QualityKind: Double] = [:]
+    else { return }
     for kind in QualityKind.allCases { scores[kind] = QualityEstimator.score(kind, faceGray) }
-    return scores
   }
 
   private func write(into measurements: inout MeasurementFrame) {
@@ -331,15 +355,29 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
 
   private func write(_ face: FaceMeasurement, _ nodes: Nodes, into measurements: inout MeasurementFrame) {
     for table in nodes.tables { measurements[table] = .table }
-    var values: [Double?] = [
-      face.box.x, face.box.y, face.box.width, face.box.height, face.pose?.yaw, face.pose?.pitch, face.pose?.roll,
-      face.blinkLeft, face.blinkRight, face.eyeAspectRatioLeft, face.eyeAspectRatioRight, face.size,
-      face.borderDistance, face.eyeDistance, face.smile, face.mouthOpen,
-    ]
-    values += QualityKind.allCases.map { face.quality[$0] }
-    for (node, value) in zip(nodes.values, values) {
-      if let value, value.isFinite { measurements[node] = .number((value * 1000).rounded() / 1000) }
+    // In `fields` order, one by one: an array of the values would be allocated every frame.
+    var field = 0
+    func put(_ value: Double?) {
+      if let value, value.isFinite { measurements[nodes.values[field]] = .number((value * 1000).rounded() / 1000) }
+      field += 1
     }
+    put(face.box.x)
+    put(face.box.y)
+    put(face.box.width)
+    put(face.box.height)
+    put(face.pose?.yaw)
+    put(face.pose?.pitch)
+    put(face.pose?.roll)
+    put(face.blinkLeft)
+    put(face.blinkRight)
+    put(face.eyeAspectRatioLeft)
+    put(face.eyeAspectRatioRight)
+    put(face.size)
+    put(face.borderDistance)
+    put(face.eyeDistance)
+    put(face.smile)
+    put(face.mouthOpen)
+    for kind in QualityKind.allCases { put(face.quality[kind]) }
   }
 }
 

@@ -1,7 +1,7 @@
 // Benchmarks of workbench, run by scripts/bench (release build, one core).
 //
 //   workbench-bench            every group but soak
-//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, eval, liveness, recognition, server, video, floor, preview or soak
+//   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, eval, liveness, recognition, server, video, floor, allocations, preview or soak
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -18,6 +18,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("server", runServerBenchmarks),
   ("video", runVideoBenchmarks),
   ("floor", runFloorBenchmarks),
+  ("allocations", runAllocationBenchmarks),
   ("preview", runPreviewBenchmarks),
   ("soak", runSoakBenchmarks),
 ]

@@ -12,4 +12,8 @@
 /// blocks aligned to more than 16 bytes, are not counted.
 uint64_t wb_allocation_count(void);
 
+/// The same count for the calling thread alone: what one loop allocates,
+/// whatever other threads of the process (a test runner's) do meanwhile.
+uint64_t wb_thread_allocation_count(void);
+
 #endif
