@@ -26,7 +26,8 @@ typedef enum wb_trip {
   WB_TRIP_INTERRUPT = 3,
 } wb_trip;
 
-/* wb_arena.c: a state's memory in one region, copied out and back whole. */
+/* wb_arena.c: a state's memory in one region, its freed blocks reused by
+   size class; a restorable state's copied out and back whole. */
 enum { WB_ARENA_CLASSES = 40 };
 
 typedef struct wb_arena {

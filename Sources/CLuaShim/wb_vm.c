@@ -594,16 +594,23 @@ wb_vm *wb_vm_new_restorable(const wb_limits *limits, wb_host_fn host_fn, void *h
   if (vm == NULL) return NULL;
   /* Every state gets a region, restorable or not: its freed blocks are
      reused by class, so a flow stepping frame after frame stops calling
-     malloc once its garbage settles. Room for the cap's worth of blocks
-     rounded up to their classes, and then some: past it, blocks come from
-     malloc and the state can no longer be copied, which is slower but never
-     wrong. Without the region (the reservation refused), blocks come from
-     realloc. */
+     malloc once its garbage settles. Past the region, blocks come from
+     malloc (and the state can no longer be copied), which is slower but
+     never wrong; without it (the reservation refused), from realloc. A
+     restorable state's region has room for the cap's worth of blocks
+     rounded up to their classes, and then some, at least 1 GiB as a flow's
+     own settings may raise the cap after this. Any other state's is twice
+     its cap and 16 MiB (256 MiB without a cap): freed blocks are kept for
+     reuse and never merged, and that bounds what the state holds. */
   vm->restorable = restorable && limits->memory_limit > 0;
   if (limits->memory_limit <= ((size_t)1 << 34)) {
-    /* At least 1 GiB: a flow's own settings may raise the cap after this. */
-    size_t room = limits->memory_limit * 4 + ((size_t)16 << 20);
-    if (room < ((size_t)1 << 30)) room = (size_t)1 << 30;
+    size_t room;
+    if (vm->restorable) {
+      room = limits->memory_limit * 4 + ((size_t)16 << 20);
+      if (room < ((size_t)1 << 30)) room = (size_t)1 << 30;
+    } else {
+      room = limits->memory_limit > 0 ? limits->memory_limit * 2 + ((size_t)16 << 20) : (size_t)256 << 20;
+    }
     (void)wb_arena_reserve(&vm->arena, region_bytes > 0 ? region_bytes : room);
   }
   vm->limits = *limits;

@@ -51,10 +51,12 @@ public final class LuaVM {
   private let vm: OpaquePointer
   private let hostBox: HostBox
 
-  /// With `restorable`, the state can be copied and put back
-  /// (``snapshot()``, ``restore()``): its memory is one region reserved
-  /// for it (`regionBytes`, or by default four times the memory cap and at
-  /// least 1 GiB of address space), which needs a memory cap.
+  /// Every state's memory is one region reserved for it, whose freed blocks
+  /// are reused (so a flow stepping frame after frame stops calling malloc).
+  /// With `restorable`, which needs a memory cap, the state can be copied
+  /// and put back (``snapshot()``, ``restore()``), and its region is
+  /// `regionBytes`, or by default four times the cap and at least 1 GiB of
+  /// address space; any other state's is twice the cap and 16 MiB.
   public init(limits: ScriptLimits, host: any ScriptHost, restorable: Bool = false, regionBytes: Int = 0)
     throws(ScriptError)
   {

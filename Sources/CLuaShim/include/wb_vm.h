@@ -66,15 +66,19 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
 
 /*
  * A state that can be copied out and put back (`restorable` non-zero and a
- * memory cap): its memory is one reserved region. wb_vm_snapshot copies the
+ * memory cap). Every state's memory is one reserved region whose freed
+ * blocks are reused (wb_arena.c); a restorable one's can be copied whole, as
+ * long as no block outgrew it. wb_vm_snapshot copies the
  * state as it is; wb_vm_restore makes it that state again, whatever ran in
  * between, for the price of a memcpy. Both return 0, or -1 when they cannot:
  * no region (not restorable, no cap, or the reservation failed), no
  * snapshot taken, a call running, or blocks that outgrew the region (close
  * the state and make a new one). Take a snapshot outside any call. A
  * restore also puts back the limits the snapshot was taken with. The region
- * is `region_bytes` (0: four times the cap and 16 MiB, at least 1 GiB, as a
- * flow's own settings may raise the cap later; only pages in use cost memory).
+ * is `region_bytes` (0: for a restorable state four times the cap and 16 MiB,
+ * at least 1 GiB, as a flow's own settings may raise the cap later; for any
+ * other, twice the cap and 16 MiB, or 256 MiB without a cap; only pages in
+ * use cost memory).
  */
 wb_vm *wb_vm_new_restorable(const wb_limits *limits, wb_host_fn host_fn, void *host, int restorable,
                             size_t region_bytes);
