@@ -271,9 +271,8 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
           FaceMeasurement(
             box: FaceBox(x: 0, y: 0, width: 0, height: 0), landmarks: [], size: 0, borderDistance: 0, quality: [:]))
       }
-      update(&faces[slot], from: face, scale: scale, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-      faces[slot].size = max(faces[slot].box.width, faces[slot].box.height) / shorter
-      faces[slot].borderDistance /= shorter
+      update(
+        &faces[slot], from: face, scale: scale, sourceWidth: sourceWidth, sourceHeight: sourceHeight, shorter: shorter)
       if outputs.contains(.quality) {
         quality(
           into: &faces[slot].quality, box: faces[slot].box, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
@@ -289,16 +288,15 @@ public final class FaceEstimator: Estimator, FaceMeasuring {
   /// One face's measurements from its observation, into the storage it had.
   private func update(
     _ measurement: inout FaceMeasurement, from face: FaceObservation, scale: SIMD3<Float>, sourceWidth: Int,
-    sourceHeight: Int
+    sourceHeight: Int, shorter: Double
   ) {
-    if measurement.landmarks.count != face.landmarks.count {
-      measurement.landmarks = face.landmarks
-    }
-    for index in face.landmarks.indices { measurement.landmarks[index] = face.landmarks[index] * scale }
+    measurement.landmarks.assign(face.landmarks, scaledBy: scale)
     let box = FaceGeometry.box(of: measurement.landmarks)
     measurement.box = box
-    measurement.borderDistance = min(
-      box.x, box.y, Double(sourceWidth) - (box.x + box.width), Double(sourceHeight) - (box.y + box.height))
+    measurement.size = max(box.width, box.height) / shorter
+    measurement.borderDistance =
+      min(box.x, box.y, Double(sourceWidth) - (box.x + box.width), Double(sourceHeight) - (box.y + box.height))
+      / shorter
     var pose = FaceGeometry.pose(fromTransform: face.transform)
     var blinkLeft = face.blendshape(.eyeBlinkLeft).map(Double.init)
     var blinkRight = face.blendshape(.eyeBlinkRight).map(Double.init)

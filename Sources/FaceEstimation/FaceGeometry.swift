@@ -116,3 +116,12 @@ public enum FaceGeometry {
     return HeadPose(yaw: yaw, pitch: pitch, roll: roll)
   }
 }
+
+extension [SIMD3<Float>] {
+  /// Becomes `source` times `scale`, point by point, in the storage it has
+  /// when the counts match (the hot path's landmarks are rewritten each frame).
+  mutating func assign(_ source: [SIMD3<Float>], scaledBy scale: SIMD3<Float>) {
+    if count != source.count { self = source }
+    for index in source.indices { self[index] = source[index] * scale }
+  }
+}

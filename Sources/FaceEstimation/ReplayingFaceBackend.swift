@@ -30,7 +30,7 @@ public final class ReplayingFaceBackend: FaceBackend {
     detections.imageWidth = image.width
     detections.imageHeight = image.height
     for index in faces.indices {
-      Self.copy(faces[index].landmarks, into: &detections.faces[index].landmarks, scale: scale)
+      detections.faces[index].landmarks.assign(faces[index].landmarks, scaledBy: scale)
       Self.copy(faces[index].blendshapes, into: &detections.faces[index].blendshapes)
       Self.copy(faces[index].transform, into: &detections.faces[index].transform)
     }
@@ -45,18 +45,13 @@ public final class ReplayingFaceBackend: FaceBackend {
     for index in source.indices { target[index] = source[index] }
   }
 
-  private static func copy(_ source: [SIMD3<Float>], into target: inout [SIMD3<Float>], scale: SIMD3<Float>) {
-    if target.count != source.count { target = source }
-    for index in source.indices { target[index] = source[index] * scale }
-  }
-
-  /// A face in a `width`-by-`height` image: a 478-point mesh on a grid over
+  /// A face in a `width`-by-`height` image: a full mesh on a grid over
   /// the box (x, y, size in pixels), eyes open or closed by `blink`
   /// (blendshapes eyeBlinkLeft/Right), looking at the camera (an identity
   /// transformation matrix moved 50 cm away).
   public static func face(x: Float, y: Float, size: Float, blink: Float = 0.05) -> FaceObservation {
     var face = FaceObservation()
-    face.landmarks = (0..<478).map { point in
+    face.landmarks = (0..<FaceMesh.pointCount).map { point in
       SIMD3(x + Float(point % 22) / 21 * size, y + Float(point / 22) / 21 * size, Float(point % 7))
     }
     face.blendshapes = [Float](repeating: 0.01, count: FaceBlendshape.allCases.count)

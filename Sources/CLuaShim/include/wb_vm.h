@@ -71,8 +71,8 @@ wb_vm *wb_vm_new(const wb_limits *limits, wb_host_fn host_fn, void *host);
  * long as no block outgrew it. wb_vm_snapshot copies the
  * state as it is; wb_vm_restore makes it that state again, whatever ran in
  * between, for the price of a memcpy. Both return 0, or -1 when they cannot:
- * no region (not restorable, no cap, or the reservation failed), no
- * snapshot taken, a call running, or blocks that outgrew the region (close
+ * a state that is not restorable (made with `restorable` zero or no cap,
+ * or whose reservation failed), no snapshot taken, a call running, or blocks that outgrew the region (close
  * the state and make a new one). Take a snapshot outside any call. A
  * restore also puts back the limits the snapshot was taken with. The region
  * is `region_bytes` (0: for a restorable state four times the cap and 16 MiB,
