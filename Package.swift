@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "workbench", targets: ["workbench"]),
     .executable(name: "workbench-bench", targets: ["workbench-bench"]),
     .executable(name: "workbench-fuzz", targets: ["workbench-fuzz"]),
+    .executable(name: "workbench-allocations", targets: ["workbench-allocations"]),
     // The example estimator plugin (installed into plugins/ by scripts/build-plugins).
     .library(name: "WorkbenchContrastPlugin", type: .dynamic, targets: ["WorkbenchContrastPlugin"]),
     // The example analytics sink plugin (--analytics csv:FILE), installed by scripts/build-plugins.
@@ -101,7 +102,8 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
       ]),
-    // A malloc counter for the benchmarks that say a hot path allocates nothing (linked into workbench-bench only).
+    // A malloc counter for the benchmarks that say a hot path allocates nothing (linked into the benchmarks and
+    // the allocation check only).
     .target(name: "CAllocationCounter"),
     // Model-free cues of a real head: motion no head can make (a photo swap), planarity (a flat picture).
     .target(
@@ -295,6 +297,18 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // What the benchmarks share, and the allocation check of scripts/test: a run's hot path only,
+    // so that its release build leaves out the servers and clients the other benchmarks link.
+    .target(
+      name: "BenchSupport",
+      dependencies: [
+        "Session", "Flows", "Settings", "Reporting", "Diagnostics", "JSONCore", "Capture", "Estimators",
+        "FaceEstimation", "MotionCues", "CAllocationCounter",
+        // Only for the settings they declare, which the bundled configs/settings.json sets.
+        "CardEstimation", "FaceRecognition", "PresentationAttack",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .executableTarget(name: "workbench-allocations", dependencies: ["BenchSupport"]),
     .executableTarget(
       name: "workbench-bench",
       dependencies: [
@@ -303,6 +317,7 @@ let package = Package(
         "Imaging", "Capture", "Estimators",
         "FaceEstimation", "CardGeometry", "CardScenes", "CardEstimation", "Scenarios", "Randomness",
         "FaceRecognition", "Gallery", "JSONCore", "MotionCues", "PresentationAttack", "CAllocationCounter",
+        "BenchSupport",
         // The soak streams from the scripted V4L2 device: there is no camera to soak with.
         "SimulatedCamera",
         // The server bench's clients.

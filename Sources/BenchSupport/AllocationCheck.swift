@@ -12,22 +12,33 @@
 // generic code unspecialised, which allocates where the optimised one does not.
 import CAllocationCounter
 import Capture
+import CardEstimation
 import Diagnostics
 import Estimators
 import FaceEstimation
+import FaceRecognition
 import Flows
 import Foundation
+import JSONCore
 import Logging
 import MotionCues
+import PresentationAttack
 import Reporting
-import RunComposition
 import Session
+import Settings
 
 /// The most a frame without events may allocate on the stepping thread, by
 /// input. JPEG frames allocate in libjpeg-turbo, which gives each image
 /// memory pools of its own and frees them at its end (10 calls a frame with
 /// libjpeg-turbo 2.1.5); nothing else may allocate.
-private let allocationLimits = ["MJPEG AVI": 12, "H.264 MP4": 0, "Y4M": 0]
+private let allocationLimits = ["MJPEG AVI": 12, "MJPEG stream": 12, "H.264 MP4": 0, "Y4M": 0]
+
+/// The settings a run declares, of the modules the check links.
+private let linkedRunSettings: [SettingDeclaration] =
+  FlowSettings.engine + RunOutputSettings.declarations + FaceEstimators.settingDeclarations
+  + FaceRecognitionModels.settingDeclarations + CardEstimatorSetup.settingDeclarations
+  + PassiveLivenessEstimator.settingDeclarations + FaceMotionEstimator.settingDeclarations
+  + FaceMotionEstimator.stepSettingDeclarations
 
 /// Counts the events of a run.
 private final class EventCounter: EventSink {
@@ -53,7 +64,7 @@ private struct ReplayedFaceEstimators: EstimatorProvider {
   }
 }
 
-func runAllocationBenchmarks() throws {
+public func runAllocationCheck() throws {
   guard let ffmpeg = executableOnPath("ffmpeg") else {
     throw WorkbenchError(
       .failed, "allocations: the ffmpeg command makes the clips (scripts/install-test-deps installs it)")
@@ -67,6 +78,10 @@ func runAllocationBenchmarks() throws {
   let inputs: [(kind: String, name: String, path: String)] = [
     ("MJPEG AVI", "MJPEG AVI 640×360", try clip(ffmpeg, looped + ["-c:v", "copy"], folder + "/looped.avi")),
     (
+      "MJPEG stream", "MJPEG stream 640×360",
+      try clip(ffmpeg, looped + ["-c:v", "copy", "-f", "mjpeg"], folder + "/looped.mjpeg")
+    ),
+    (
       "H.264 MP4", "H.264 MP4 1280×720",
       try clip(
         ffmpeg, looped + ["-vf", "scale=1280:720", "-pix_fmt", "yuv420p", "-c:v", "libx264"], folder + "/720p.mp4")
@@ -76,6 +91,7 @@ func runAllocationBenchmarks() throws {
       try clip(ffmpeg, looped + ["-frames:v", "130", "-pix_fmt", "yuv420p"], folder + "/clip.y4m")
     ),
   ]
+  let settings = try linkedRunSettings + unlinkedSettings()
   let flows = [
     ("blink", "wb.blink { min_ms = 4000, max_ms = 5000, timeout = 1000 }"),
     ("best shot", "wb.best_shot { face_time = 1000, timeout = 1000 }"),
@@ -91,7 +107,7 @@ func runAllocationBenchmarks() throws {
       local wb = require "wb"
       return wb.flow { name = "allocations", steps = { \(step) } }
       """.write(toFile: path, atomically: true, encoding: .utf8)
-      let stepped = try steppedAllocations(flow: path, input: input.path)
+      let stepped = try steppedAllocations(flow: path, input: input.path, settings: settings)
       let quiet = stepped.frames.filter { !$0.hadEvents }.map(\.allocations).sorted()
       let withEvents = stepped.frames.filter(\.hadEvents).map(\.allocations)
       let limit = allocationLimits[input.kind] ?? 0
@@ -120,6 +136,33 @@ func runAllocationBenchmarks() throws {
   }
 }
 
+/// The bundled settings of what the check does not link (the gallery, the
+/// liveness service), declared as their values in configs/settings.json are
+/// written, so that the bundled file loads as it does in a run: they are
+/// never read here. Only plain values are expected there.
+private func unlinkedSettings() throws -> [SettingDeclaration] {
+  let path = benchPackageRoot() + "/configs/settings.json"
+  let bundled = try JSONParser.parse(String(contentsOfFile: path, encoding: .utf8))
+  let linked = Set(linkedRunSettings.map(\.key))
+  var declarations: [SettingDeclaration] = []
+  for (group, values) in bundled.objectValue ?? JSONObject() {
+    for (name, value) in values.objectValue ?? JSONObject() where !linked.contains(group + "." + name) {
+      let key = group + "." + name
+      let doc = "not linked by the allocation check"
+      switch value {
+      case .bool(let flag): declarations.append(.boolean(key, default: flag, doc: doc))
+      case .integer(let number): declarations.append(.integer(key, default: number, doc: doc))
+      case .number(let number): declarations.append(.number(key, default: number, doc: doc))
+      case .string(let text): declarations.append(.string(key, default: text, doc: doc))
+      default:
+        throw WorkbenchError(
+          .failed, "\(path): '\(key)' is a \(value.kindName); the allocation check declares plain values only")
+      }
+    }
+  }
+  return declarations
+}
+
 private func clip(_ ffmpeg: String, _ arguments: [String], _ path: String) throws -> String {
   try makeClip(ffmpeg, arguments, path)
   return path
@@ -127,10 +170,11 @@ private func clip(_ ffmpeg: String, _ arguments: [String], _ path: String) throw
 
 /// The stepping thread's allocations in each of 100 frames after 20, whether
 /// the flow emitted events in it, and the whole process's a frame over them.
-private func steppedAllocations(flow: String, input: String) throws -> (
+private func steppedAllocations(flow: String, input: String, settings: [SettingDeclaration]) throws -> (
   frames: [(allocations: Int, hadEvents: Bool)], processPerFrame: Double
 ) {
-  var options = RunOptions(flow: RunSettings.flowOptions(flow), input: .file(input))
+  var options = RunOptions(
+    flow: FlowOptions(flowPath: flow, settingDeclarations: settings), input: .file(input))
   options.flow.assignments = ["flow.time_limit=0", "flow.step_timeout=0"]
   options.eventsPath = "/dev/null"
   options.showStatusLine = false

@@ -14,6 +14,11 @@ final class MJPEGFileSource: FrameSource {
   private var cursor = 0
   private var nextIndex: Int64 = 0
   private var isClosed = false
+  /// Two images' bytes in turn, as the AVI reader keeps its chunks: the run
+  /// holds the frame before while it reads the next (a frame still held
+  /// elsewhere is copied, not overwritten).
+  private var images: [[UInt8]] = [[], []]
+  private var imageIndex = 0
 
   static let readSize = 1 << 20
   /// An image without an end marker this far from its start is garbage that
@@ -23,6 +28,9 @@ final class MJPEGFileSource: FrameSource {
   init(file: RecordingFile, context: RecordingContext) throws(CaptureError) {
     self.file = file
     timeline = context.timeline()
+    // A read and what is left of the image before it: the window's storage
+    // is then set from the first frame, not grown in the middle of a run.
+    window.reserveCapacity(2 * Self.readSize)
     let head = try file.read(at: 0, count: Self.readSize)
     let size = head.withUnsafeBufferPointer { buffer -> (width: Int, height: Int)? in
       guard let start = MJPEGMarkers.findStartOfImage(in: buffer, from: 0, to: buffer.count) else { return nil }
@@ -44,10 +52,23 @@ final class MJPEGFileSource: FrameSource {
   }
 
   /// Reads at least `readSize` more bytes, and as many as the window holds,
-  /// so that rescanning a growing image costs twice its size at most.
+  /// so that rescanning a growing image costs twice its size at most. The
+  /// bytes go straight into the window, whose storage stays once it has
+  /// grown: reading allocates nothing then.
   private func readMore() throws(CaptureError) {
-    let bytes = try file.read(at: windowStart + Int64(window.count), count: max(Self.readSize, window.count))
-    window.append(contentsOf: bytes)
+    let start = windowStart + Int64(window.count)
+    let wanted = Int(min(Int64(max(Self.readSize, window.count)), file.size - start))
+    guard wanted > 0 else { return }
+    let kept = window.count
+    window.append(contentsOf: repeatElement(0, count: wanted))
+    // `withUnsafeMutableBytes` rethrows untyped errors: carry the typed one out.
+    let result = window.withUnsafeMutableBytes { buffer in
+      Result { () throws(CaptureError) -> Int in
+        try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept...]))
+      }
+    }
+    let got = try result.get()
+    if got < wanted { window.removeLast(wanted - got) }
   }
 
   func next() throws(CaptureError) -> CapturedFrame? {
@@ -78,7 +99,10 @@ final class MJPEGFileSource: FrameSource {
       switch scan {
       case .complete(let end):
         cursor = end
-        return frame(.jpeg(Array(window[0..<end])))
+        imageIndex ^= 1
+        images[imageIndex].removeAll(keepingCapacity: true)
+        images[imageIndex].append(contentsOf: window[0..<end])
+        return frame(.jpeg(images[imageIndex]))
       case .broken(let reason):
         cursor = 2
         return frame(.unreadable(reason: reason))
@@ -106,5 +130,6 @@ final class MJPEGFileSource: FrameSource {
     isClosed = true
     file.close()
     window = []
+    images = [[], []]
   }
 }

@@ -5,6 +5,7 @@
 // run time from fixture photos (a frame of the blink video; the sky of
 // multi_face.jpg), scaled and cropped to the size, so no large files live
 // in the repository.
+import BenchSupport
 import Estimators
 import FaceEstimation
 import Foundation
@@ -15,12 +16,6 @@ import Measurements
 #if canImport(Glibc)
   import Glibc
 #endif
-
-private func faceNanoseconds() -> UInt64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-}
 
 /// A line of /proc/self/status, such as "VmRSS", in MiB.
 private func statusMiB(_ key: String) -> Double? {
@@ -79,10 +74,10 @@ func runFaceBenchmarks() throws {
   let rssBefore = statusMiB("VmRSS") ?? 0
   var logger = Logger(label: "bench.face")
   logger.logLevel = .error
-  let start = faceNanoseconds()
+  let start = benchNanoseconds()
   let probe = FaceEstimator(options: options, logger: logger)
   try probe.prepare(schema: MeasurementSchema())
-  let createMs = Double(faceNanoseconds() - start) / 1e6
+  let createMs = Double(benchNanoseconds() - start) / 1e6
   let threadsAfter = threadCount()
   let rssAfter = statusMiB("VmRSS") ?? 0
 
@@ -102,13 +97,13 @@ func runFaceBenchmarks() throws {
     }
     var perRun: [Double] = []
     for _ in 0..<runs {
-      let begin = faceNanoseconds()
+      let begin = benchNanoseconds()
       for _ in 0..<framesPerRun {
         timestamp += 1.0 / 30
         frame.t = timestamp
         estimator.estimate(frame, into: &measurements)
       }
-      perRun.append(Double(faceNanoseconds() - begin) / Double(framesPerRun) / 1e6)
+      perRun.append(Double(benchNanoseconds() - begin) / Double(framesPerRun) / 1e6)
     }
     return perRun.sorted()[perRun.count / 2]
   }
@@ -152,12 +147,12 @@ func runFaceBenchmarks() throws {
     }
     var perRun: [Double] = []
     for _ in 0..<runs {
-      let begin = faceNanoseconds()
+      let begin = benchNanoseconds()
       for _ in 0..<framesPerRun {
         milliseconds += 33
         try backend.detect(frame.color, timestampMilliseconds: milliseconds, into: &detections)
       }
-      perRun.append(Double(faceNanoseconds() - begin) / Double(framesPerRun) / 1e6)
+      perRun.append(Double(benchNanoseconds() - begin) / Double(framesPerRun) / 1e6)
     }
     return String(format: "%8.2f", perRun.sorted()[perRun.count / 2])
   }

@@ -5,6 +5,7 @@
 // flow on the same files. The inputs are the bundled recording and H.264
 // clips made from it with the ffmpeg command at 640×360, 1280×720 and
 // 1920×1080.
+import BenchSupport
 import CAllocationCounter
 import Capture
 import Diagnostics

@@ -6,6 +6,7 @@
 // The motion cues replay the faces the real face estimator found on the
 // bundled blink video and on a photo moved across a frame, so the timing
 // is of face.motion alone, not of MediaPipe.
+import BenchSupport
 import CAllocationCounter
 import Estimators
 import FaceEstimation

@@ -8,6 +8,7 @@
 // image as soon as it has the last; one that long-polls the state; a slow one
 // that waits 250 ms between frames; one that asks for the state and never
 // reads the answer. The run, its server included, stays on core 0.
+import BenchSupport
 import Capture
 import Diagnostics
 import Flows

@@ -1,3 +1,4 @@
+import BenchSupport
 import Diagnostics
 import Estimators
 import Flows
@@ -22,18 +23,6 @@ func fixturePhotos() throws -> [(name: String, gray: ImageBuffer)] {
     try decoder.decode(bytes, into: gray, format: .gray8)
     return (name, gray)
   }
-}
-
-/// The package root: above the executable's .build folder.
-func benchPackageRoot() -> String {
-  var url = URL(
-    fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-      ?? CommandLine.arguments[0])
-  while url.path != "/" {
-    url.deleteLastPathComponent()
-    if FileManager.default.fileExists(atPath: url.path + "/Package.swift") { return url.path }
-  }
-  return FileManager.default.currentDirectoryPath
 }
 
 /// How well each quality score separates real photos from degraded copies,

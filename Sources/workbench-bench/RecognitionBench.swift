@@ -2,6 +2,7 @@
 // held to one thread), the alignment's accuracy (face mesh against dlib's
 // 5-point model) on the real photos, and 1:N search over 1k, 100k and 1M
 // made-up faces in memory (the scan of `FaceIndex`).
+import BenchSupport
 import FaceEstimation
 import FaceRecognition
 import Foundation
@@ -15,12 +16,6 @@ import Session
 #if canImport(Glibc)
   import Glibc
 #endif
-
-private func recognitionNanoseconds() -> UInt64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-}
 
 private func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
@@ -80,9 +75,9 @@ func runRecognitionBenchmarks() throws {
   _ = try recognizer.describe(image, at: points)
   var perFace: [Double] = []
   for _ in 0..<runs {
-    let start = recognitionNanoseconds()
+    let start = benchNanoseconds()
     for _ in 0..<10 { _ = try recognizer.describe(image, at: points) }
-    perFace.append(Double(recognitionNanoseconds() - start) / 10 / 1e6)
+    perFace.append(Double(benchNanoseconds() - start) / 10 / 1e6)
   }
   print(String(format: "recognition: descriptor %.1f ms per face (median of %d runs of 10)", middle(perFace), runs))
 
@@ -109,9 +104,9 @@ func runRecognitionBenchmarks() throws {
     _ = index.search(query, top: 5)
     var latencies: [Double] = []
     for _ in 0..<max(runs, 5) {
-      let start = recognitionNanoseconds()
+      let start = benchNanoseconds()
       _ = index.search(query, top: 5)
-      latencies.append(Double(recognitionNanoseconds() - start) / 1e6)
+      latencies.append(Double(benchNanoseconds() - start) / 1e6)
     }
     print(
       String(
@@ -145,9 +140,9 @@ private func benchVerifyFlow(reader: StillFaces, root: String, runs: Int) throws
     options.eventsPath = events
     var perRun: [Double] = []
     for _ in 0..<runs {
-      let start = recognitionNanoseconds()
+      let start = benchNanoseconds()
       let outcome = RunSession.run(options, logger: Logger(label: "bench"))
-      let seconds = Double(recognitionNanoseconds() - start) / 1e9
+      let seconds = Double(benchNanoseconds() - start) / 1e9
       let last = (try? String(contentsOfFile: events, encoding: .utf8))?.split(separator: "\n").last.map(String.init)
       let frames = last.flatMap { try? JSONParser.parse($0) }?["frames"]?.doubleValue
       guard outcome.result?.success == true, let frames else {

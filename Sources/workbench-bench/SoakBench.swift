@@ -19,6 +19,7 @@
 // (default 300) how long the camera runs after its warm-up (0 leaves a part
 // out); SOAK_OUT=DIR keeps the outputs there (by default a temporary folder,
 // removed); SOAK_SUMMARY=FILE also writes the figures as JSON.
+import BenchSupport
 import Foundation
 import Interrupts
 import JSONCore

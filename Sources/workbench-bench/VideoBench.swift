@@ -3,6 +3,7 @@
 // MJPEG AVI, H.264 encoding for --record, and the memory of a run over a
 // long trace read as a stream. Clips are made by the ffmpeg command from the
 // bundled real recording (scripts/install-test-deps installs it).
+import BenchSupport
 import Capture
 import Diagnostics
 import Flows
@@ -217,29 +218,4 @@ private func medianRate(_ runs: Int, _ body: () throws -> Int) throws -> (Int, D
     rates.append(Double(frames) / (Double(benchNanoseconds() - start) / 1e9))
   }
   return (frames, median(rates))
-}
-
-func benchNanoseconds() -> UInt64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-}
-
-func makeClip(_ ffmpeg: String, _ arguments: [String], _ out: String) throws {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: ffmpeg)
-  process.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments + [out]
-  try process.run()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else {
-    throw WorkbenchError(.usage, "ffmpeg \(arguments.joined(separator: " ")) \(out) failed")
-  }
-}
-
-func executableOnPath(_ name: String) -> String? {
-  for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-    let candidate = "\(folder)/\(name)"
-    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-  }
-  return nil
 }

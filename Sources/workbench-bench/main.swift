@@ -2,6 +2,7 @@
 //
 //   workbench-bench            every group but soak
 //   workbench-bench flow       one group: flow, imaging, quality, face, card, focal, qa, eval, liveness, recognition, server, video, floor, allocations, preview or soak
+import BenchSupport
 import Foundation
 
 let groups: [(name: String, run: () throws -> Void)] = [
@@ -18,7 +19,7 @@ let groups: [(name: String, run: () throws -> Void)] = [
   ("server", runServerBenchmarks),
   ("video", runVideoBenchmarks),
   ("floor", runFloorBenchmarks),
-  ("allocations", runAllocationBenchmarks),
+  ("allocations", runAllocationCheck),
   ("preview", runPreviewBenchmarks),
   ("soak", runSoakBenchmarks),
 ]

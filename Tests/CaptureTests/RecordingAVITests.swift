@@ -255,26 +255,6 @@ import Testing
     let path = try RecordingTestData.writeAVI(in: folder, frames: [jpeg, jpeg, jpeg, jpeg, jpeg])
     let source = try RecordingSource.open(path: path)
     defer { source.close() }
-    func address(_ frame: CapturedFrame?) -> Int? {
-      guard case .jpeg(let bytes)? = frame?.payload else { return nil }
-      return bytes.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
-    }
-    var first = try source.next()
-    let firstAddress = try #require(address(first))
-    first = nil
-    let second = try source.next()
-    #expect(address(second) != firstAddress)
-    let third = try source.next()
-    #expect(address(third) == firstAddress, "the first frame's storage, let go, holds the third")
-    // The second is still held: the fourth goes elsewhere, and the second keeps its bytes.
-    let fourth = try source.next()
-    #expect(address(fourth) != address(second))
-    for frame in [second, third, fourth] {
-      guard case .jpeg(let bytes)? = frame?.payload else {
-        Issue.record("not a JPEG frame")
-        continue
-      }
-      #expect(bytes == jpeg)
-    }
+    try RecordingTestData.expectFramesReuseTheirStorage(source, frame: jpeg)
   }
 }

@@ -69,6 +69,17 @@ import Testing
     #expect(read.map(\.payload) == many.map { .jpeg($0) })
   }
 
+  @Test("a frame let go lends its storage to the frame after next; a frame still held keeps its bytes")
+  func framesReuseTheirStorage() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.file("same.mjpeg")
+    try RecordingTestData.write(Array([[UInt8]](repeating: frames[0], count: 5).joined()), to: path)
+    let source = try RecordingSource.open(path: path)
+    defer { source.close() }
+    try RecordingTestData.expectFramesReuseTheirStorage(source, frame: frames[0])
+  }
+
   @Test func aFileIsKnownByItsBytesWhateverItsName() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import Imaging
 import TestSupport
+import Testing
 
 /// A frame as the recording tests compare it: Y4M sources reuse their
 /// pixel buffer, so pixels are copied out.
@@ -117,5 +118,34 @@ enum RecordingTestData {
   static func yuvFrame(width: Int, height: Int, seed: Int) -> [UInt8] {
     let count = PixelFormat.yuv420p.byteCount(width: width, height: height)
     return (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed &* 31) }
+  }
+}
+
+extension RecordingTestData {
+  /// Reads four frames of `source`, each a copy of `frame`: a frame let go
+  /// lends its storage to the frame after next, a frame still held keeps
+  /// its bytes (a reader keeps two frames' storage in turn).
+  static func expectFramesReuseTheirStorage(_ source: any FrameSource, frame jpeg: [UInt8]) throws {
+    func address(_ frame: CapturedFrame?) -> Int? {
+      guard case .jpeg(let bytes)? = frame?.payload else { return nil }
+      return bytes.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+    }
+    var first = try source.next()
+    let firstAddress = try #require(address(first))
+    first = nil
+    let second = try source.next()
+    #expect(address(second) != firstAddress)
+    let third = try source.next()
+    #expect(address(third) == firstAddress, "the first frame's storage, let go, holds the third")
+    // The second is still held: the fourth goes elsewhere, and the second keeps its bytes.
+    let fourth = try source.next()
+    #expect(address(fourth) != address(second))
+    for frame in [second, third, fourth] {
+      guard case .jpeg(let bytes)? = frame?.payload else {
+        Issue.record("not a JPEG frame")
+        continue
+      }
+      #expect(bytes == jpeg)
+    }
   }
 }
