@@ -265,6 +265,15 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // `workbench doctor`: each part a run needs, checked as a run uses it, with what to do. docs/install.md.
+    .target(
+      name: "Doctor",
+      dependencies: [
+        "CLua", "Capture", "Diagnostics", "FaceEstimation", "FaceRecognition", "Flows", "JSONCore", "Licensing",
+        "PresentationAttack", "RunComposition", "Settings",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // `workbench eval`: a flow over a labelled corpus, measured once into a cache and replayed per
     // settings point; ISO/IEC 30107-3 rates, shards and their merge. docs/eval.md.
     .target(
@@ -293,7 +302,7 @@ let package = Package(
         "JSONCore", "Capture", "Licensing",
         "Integrity", "Scenarios", "LicenseActivation", "CardScenes", "FaceScenes", "Scaffold", "Analytics",
         "SessionReport",
-        "Gallery", "FaceRecognition", "FaceEstimation", "FileSystem", "Evaluation",
+        "Gallery", "FaceRecognition", "FaceEstimation", "FileSystem", "Evaluation", "Doctor",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -378,6 +387,7 @@ let package = Package(
       dependencies: [
         "MotionCues", "FaceEstimation", "FaceEstimationTesting", "Estimators", "Measurements", "Imaging", "TestSupport",
       ]),
+    .testTarget(name: "DoctorTests", dependencies: ["Doctor", "JSONCore", "Settings", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(

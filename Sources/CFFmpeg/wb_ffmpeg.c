@@ -575,6 +575,11 @@ const char *wb_ffmpeg_versions(void) {
   return versions_text;
 }
 
+int wb_ffmpeg_has_codec(const char *name, int encoder) {
+  const AVCodec *codec = encoder ? avcodec_find_encoder_by_name(name) : avcodec_find_decoder_by_name(name);
+  return codec != NULL;
+}
+
 /* ---- Writing ---- */
 
 struct wb_video_writer {

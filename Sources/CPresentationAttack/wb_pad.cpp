@@ -123,6 +123,8 @@ extern "C" int wb_pad_run(wb_pad_net *net, const float *input, float *output, in
 
 extern "C" void wb_pad_close(wb_pad_net *net) { delete net; }
 
+extern "C" const char *wb_pad_opencv_version(void) { return CV_VERSION; }
+
 extern "C" void wb_pad_set_threads(int threads) {
   try {
     cv::setNumThreads(threads > 0 ? threads : -1);

@@ -169,7 +169,7 @@ final class VideoFileReader {
   }
 
   /// "libavformat 59.27.100, libavcodec 59.37.100, libswscale 6.7.100".
-  static var libraryVersions: String { String(cString: wb_ffmpeg_versions()) }
+  static var libraryVersions: String { FFmpegLibraries.versions }
 
   static func openError(path: String, status: Int, message: String, info: wb_video_info) -> CaptureError {
     switch status {

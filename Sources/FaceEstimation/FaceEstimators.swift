@@ -98,4 +98,12 @@ public enum FaceEstimators {
     FileManager.default.fileExists(atPath: options.backend.libraryPath)
       && FileManager.default.fileExists(atPath: options.backend.modelPath)
   }
+
+  /// Opens MediaPipe's library at `path` as a run would (kept open for the
+  /// process), without a model: whether it and the libraries it needs load.
+  public static func loadLibrary(path: String, logger: Logger = Logger(label: "workbench.face"))
+    throws(FaceBackendError)
+  {
+    _ = try MediaPipeLibrary.load(path: path, logger: logger)
+  }
 }

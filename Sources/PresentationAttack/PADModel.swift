@@ -74,6 +74,9 @@ public final class PADModel {
     }
   }
 
+  /// OpenCV's version ("4.6.0"), whose DNN module runs the models.
+  public static var openCVVersion: String { String(cString: wb_pad_opencv_version()) }
+
   /// Threads OpenCV uses for every model of the process (0: its default).
   public static func setThreads(_ threads: Int) { wb_pad_set_threads(Int32(threads)) }
 

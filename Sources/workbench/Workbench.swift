@@ -28,7 +28,7 @@ struct Workbench: ParsableCommand {
       EstimatorsCommand.self,
       DevicesCommand.self, ProbeCommand.self, SynthCommand.self,
       LicenseCommand.self, SignCommand.self, VerifyCommand.self, TestCommand.self, EvalCommand.self, ReportCommand.self,
-      GalleryCommand.self,
+      GalleryCommand.self, DoctorCommand.self,
     ])
 }
 

@@ -156,6 +156,10 @@ int wb_ffmpeg_error_is_full(int error);
 /* The libraries' versions, "libavformat 59.27.100, ...". */
 const char *wb_ffmpeg_versions(void);
 
+/* Whether FFmpeg has the decoder (or, with `encoder` non-zero, the encoder)
+ * named `name`, such as "h264", "hevc" or "libx264": 1 or 0. */
+int wb_ffmpeg_has_codec(const char *name, int encoder);
+
 /* Converts full-range 4:2:0 planes (luma, then Cb, then Cr, each packed
  * row after row, as workbench's yuv420p images are) of width × height to
  * packed RGB (`rgb`, may be NULL) and luma (`gray`, may be NULL) of

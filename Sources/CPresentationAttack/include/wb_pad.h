@@ -36,6 +36,10 @@ void wb_pad_close(wb_pad_net *net);
 /* Threads OpenCV uses for inference (process-wide); 0 is OpenCV's default. */
 void wb_pad_set_threads(int threads);
 
+/* OpenCV's version, "4.6.0" (its DNN module is there whenever this library
+ * links: it links against it). */
+const char *wb_pad_opencv_version(void);
+
 #ifdef __cplusplus
 }
 #endif

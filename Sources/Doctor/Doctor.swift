@@ -1,0 +1,241 @@
+import CLua
+import Capture
+import Diagnostics
+import FaceEstimation
+import FaceRecognition
+import Flows
+import Foundation
+import Licensing
+import Logging
+import PresentationAttack
+import RunComposition
+import Settings
+
+/// `workbench doctor`: each part workbench needs, checked the way a run
+/// uses it (the library loaded, the model's checksum, the license verified),
+/// with what to do about each that is missing. Every check stands alone, so
+/// that doctor reports the rest when one part is broken.
+public struct Doctor {
+  public var home: WorkbenchHome
+  public var environment: [String: String]
+  public var now: Date
+  /// The video nodes to look at (nil: every /dev/video*) and how to open them.
+  public var devicePaths: [String]?
+  public var device: any V4L2Device
+  /// The folders runs write to: their outputs (the current folder) and temporary files.
+  public var folders: [(name: String, path: String)]
+
+  /// The bundled flow doctor loads to check the step library.
+  public static let exampleFlow = "examples/liveness-blink.lua"
+
+  public init(
+    home: WorkbenchHome, environment: [String: String] = ProcessInfo.processInfo.environment, now: Date = Date(),
+    devicePaths: [String]? = nil, device: any V4L2Device = LibV4L2Device()
+  ) {
+    self.home = home
+    self.environment = environment
+    self.now = now
+    self.devicePaths = devicePaths
+    self.device = device
+    folders = [
+      ("outputs", FileManager.default.currentDirectoryPath),
+      ("temporary files", environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"),
+    ]
+  }
+
+  public func examine() -> DoctorReport {
+    let pinned = try? PinnedFiles.read(home: home.root)
+    var findings = [lua()]
+    findings += faceBackend(pinned: pinned)
+    findings.append(recognitionModels(pinned: pinned))
+    findings += ffmpeg()
+    findings.append(openCV())
+    findings.append(license())
+    findings += cameras()
+    findings += writableFolders()
+    return DoctorReport(findings: findings)
+  }
+
+  // MARK: - The parts
+
+  func lua() -> DoctorFinding {
+    let version = Int(lua_version(nil))
+    let name = "Lua \(version / 100).\(version % 100)"
+    let stepLibrary = home.plugins + "/wb/init.lua"
+    guard FileManager.default.fileExists(atPath: stepLibrary) else {
+      return DoctorFinding(
+        "Lua and the step library", .missing, "\(name); there is no step library \(stepLibrary)",
+        advice: "reinstall workbench, or set WORKBENCH_HOME to the workbench folder", neededByExamples: true)
+    }
+    let example = home.root + "/" + Self.exampleFlow
+    guard FileManager.default.fileExists(atPath: example) else {
+      return DoctorFinding(
+        "Lua and the step library", .ok, "\(name); \(WorkbenchHome.display(stepLibrary))", neededByExamples: true)
+    }
+    do {
+      _ = try FlowLoader.load(RunSettings.flowOptions(example), logger: Logger(label: "workbench.doctor"))
+    } catch {
+      return DoctorFinding(
+        "Lua and the step library", .missing,
+        "\(name); \(Self.exampleFlow) does not load: \(error.diagnostics.first?.locatedMessage ?? "\(error)")",
+        advice: error.diagnostics.first?.help ?? "reinstall workbench", neededByExamples: true)
+    }
+    return DoctorFinding(
+      "Lua and the step library", .ok, "\(name); the step library loads \(Self.exampleFlow)", neededByExamples: true)
+  }
+
+  func faceBackend(pinned: PinnedFiles?) -> [DoctorFinding] {
+    let options = FaceEstimators.options(home: home.root, settings: nil, environment: environment)
+    var library = file(
+      "face library (MediaPipe)", path: options.backend.libraryPath, pinned: pinned,
+      variable: FaceEstimators.libraryVariable)
+    // A library that is not the pinned one may not match the C declarations: it is not loaded.
+    if library.status == .ok {
+      do {
+        try FaceEstimators.loadLibrary(path: options.backend.libraryPath)
+        library.detail += ", loads"
+      } catch {
+        library.status = .missing
+        library.detail = error.message
+        library.advice = error.help
+      }
+    }
+    let model = file(
+      "face model", path: options.backend.modelPath, pinned: pinned, variable: FaceEstimators.modelVariable)
+    return [library, model]
+  }
+
+  func recognitionModels(pinned: PinnedFiles?) -> DoctorFinding {
+    let models = FaceRecognitionModels.resolve(home: home.root, settings: nil, environment: environment)
+    let recognition = file(
+      "recognition models (dlib)", path: models.recognitionModel, pinned: pinned,
+      variable: FaceRecognitionModels.recognitionVariable)
+    guard recognition.status == .ok else { return recognition }
+    var shape = file(
+      "recognition models (dlib)", path: models.shapeModel, pinned: pinned,
+      variable: FaceRecognitionModels.shapeVariable)
+    if shape.status == .ok { shape.detail = recognition.detail + "; " + shape.detail }
+    return shape
+  }
+
+  /// A file of the face backend: there, and with its pinned checksum when
+  /// it is at its pinned place in the workbench folder (a file named by
+  /// `variable` or a setting is the user's own: only its presence counts).
+  func file(_ part: String, path: String, pinned: PinnedFiles?, variable: String) -> DoctorFinding {
+    let install = WorkbenchHome.faceBackendInstallCommand
+    let shown = WorkbenchHome.display(path)
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+      return DoctorFinding(
+        part, .missing, "there is no \(shown)",
+        advice: "run \(install) (or point \(variable) at the file)", neededByExamples: true)
+    }
+    let prefix = home.root.hasSuffix("/") ? home.root : home.root + "/"
+    guard path.hasPrefix(prefix), let expected = pinned?.sums[String(path.dropFirst(prefix.count))] else {
+      return DoctorFinding(
+        part, .ok, shown + " (not a pinned file: its checksum is not checked)", neededByExamples: true)
+    }
+    guard let actual = PinnedFiles.sha256(ofFile: path) else {
+      return DoctorFinding(
+        part, .missing, "\(shown) cannot be read", advice: "check the file's permissions", neededByExamples: true)
+    }
+    guard actual == expected else {
+      return DoctorFinding(
+        part, .missing,
+        "\(shown) has SHA-256 \(actual.prefix(12))…, not the pinned \(expected.prefix(12))… "
+          + "(another version, or a damaged file)",
+        advice: "run \(install): it replaces it with the pinned file", neededByExamples: true)
+    }
+    return DoctorFinding(part, .ok, shown + ", checksum as pinned", neededByExamples: true)
+  }
+
+  func ffmpeg() -> [DoctorFinding] {
+    var findings = [DoctorFinding("FFmpeg", .ok, FFmpegLibraries.versions, neededByExamples: false)]
+    let decoders = ["h264", "hevc"].filter { !FFmpegLibraries.hasDecoder($0) }
+    findings.append(
+      decoders.isEmpty
+        ? DoctorFinding("video decoders", .ok, "h264, hevc: phone videos (.mp4, .mov) play", neededByExamples: false)
+        : DoctorFinding(
+          "video decoders", .warning, "no \(decoders.joined(separator: ", ")) decoder: such videos cannot be read",
+          advice: "install Debian's libavcodec59 (its decoders include both)", neededByExamples: false))
+    findings.append(
+      FFmpegLibraries.hasEncoder("libx264")
+        ? DoctorFinding("video encoder", .ok, "libx264: --record to .mp4 works", neededByExamples: false)
+        : DoctorFinding(
+          "video encoder", .warning, "no libx264 encoder: --record writes MJPEG AVI only",
+          advice: "install Debian's libavcodec59 with libx264164", neededByExamples: false))
+    return findings
+  }
+
+  func openCV() -> DoctorFinding {
+    DoctorFinding(
+      "OpenCV DNN", .ok, "OpenCV \(PADModel.openCVVersion): the passive-liveness model (face.liveness) runs",
+      neededByExamples: false)
+  }
+
+  func license() -> DoctorFinding {
+    let gate = LicenseGate.locate(
+      configOption: nil, publicKeyOption: nil, folders: [WorkbenchHome.display(home.configs)], environment: environment)
+    do {
+      let license = try gate.check(features: [], now: now)
+      let days = Int((license.expires.timeIntervalSince(now) / 86_400).rounded(.down))
+      let detail =
+        "\(license.id) for \(license.eid), \(days) days left; grants "
+        + (license.features.isEmpty ? "no feature" : license.features.joined(separator: ", "))
+      if days < 7 {
+        return DoctorFinding(
+          "license", .warning, detail,
+          advice:
+            "renew it before it ends: workbench license activate --config \(WorkbenchHome.display(gate.configPath)) --force",
+          neededByExamples: true)
+      }
+      return DoctorFinding("license", .ok, detail, neededByExamples: true)
+    } catch {
+      let first = error.diagnostics.first
+      var advice = first?.help
+      // A checkout has no license until its demo makes one.
+      if FileManager.default.isExecutableFile(atPath: home.root + "/scripts/demo-license") {
+        advice = [advice, "in this checkout, scripts/demo-license gives this machine a demo license"]
+          .compactMap { $0 }.joined(separator: "; ")
+      }
+      return DoctorFinding(
+        "license", .missing, first?.locatedMessage ?? "\(error)", advice: advice, neededByExamples: true)
+    }
+  }
+
+  func cameras() -> [DoctorFinding] {
+    let devices = DeviceList.scan(paths: devicePaths, device: device)
+    let findings = devices.compactMap { camera -> DoctorFinding? in
+      if let problem = camera.problem {
+        return DoctorFinding(
+          "camera", .warning, "\(camera.path): \(problem)", advice: camera.help, neededByExamples: false)
+      }
+      guard camera.captures else { return nil }
+      let formats = camera.formats.map(\.pixelFormat)
+      return DoctorFinding(
+        "camera", .ok,
+        "\(camera.path): \(camera.card ?? "a camera"), "
+          + (formats.isEmpty ? "no formats" : formats.joined(separator: ", ")),
+        neededByExamples: false)
+    }
+    guard findings.isEmpty else { return findings }
+    return [
+      DoctorFinding(
+        "camera", .warning, "no camera (no /dev/video* that captures)",
+        advice: "the examples read recordings and need none; plug one in for --camera", neededByExamples: false)
+    ]
+  }
+
+  func writableFolders() -> [DoctorFinding] {
+    folders.map { folder in
+      access(folder.path, W_OK | X_OK) == 0
+        ? DoctorFinding(folder.name, .ok, WorkbenchHome.display(folder.path) + " is writable", neededByExamples: false)
+        : DoctorFinding(
+          folder.name, .warning, "\(WorkbenchHome.display(folder.path)) is not writable by this user",
+          advice: folder.name == "outputs"
+            ? "run from a folder you can write to, or name the outputs (--events, --report) elsewhere"
+            : "set TMPDIR to a folder you can write to",
+          neededByExamples: false)
+    }
+  }
+}
