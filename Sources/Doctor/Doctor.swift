@@ -89,7 +89,7 @@ public struct Doctor {
     var library = file(
       "face library (MediaPipe)", path: options.backend.libraryPath, pinned: pinned,
       variable: FaceEstimators.libraryVariable)
-    // A library that is not the pinned one may not match the C declarations: it is not loaded.
+    // At its pinned place with another checksum it may not match the C declarations: it is not loaded.
     if library.status == .ok {
       do {
         try FaceEstimators.loadLibrary(path: options.backend.libraryPath)
