@@ -55,7 +55,7 @@ private struct ReplayedFaceEstimators: EstimatorProvider {
       [ReplayingFaceBackend.face(x: 220, y: 70, size: 200, blink: frame % 10 < 2 ? 0.9 : 0.05)]
     }
     let backend = ReplayingFaceBackend(frames: blinks, width: 640, height: 360)
-    let face = FaceEstimator(options: FaceEstimators.options(home: flow.home.root, settings: flow.settings)) {
+    let face = FaceEstimator(options: FaceEstimators.options(home: flow.home, settings: flow.settings)) {
       backend
     }
     return BuiltinEstimators.all() + [

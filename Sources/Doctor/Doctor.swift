@@ -26,7 +26,7 @@ public struct Doctor {
   public var folders: [(name: String, path: String)]
 
   /// The bundled flow doctor loads to check the step library.
-  public static let exampleFlow = "examples/liveness-blink.lua"
+  public static let exampleFlow = "liveness-blink.lua"
 
   public init(
     home: WorkbenchHome, environment: [String: String] = ProcessInfo.processInfo.environment, now: Date = Date(),
@@ -67,7 +67,7 @@ public struct Doctor {
         "Lua and the step library", .missing, "\(name); there is no step library \(stepLibrary)",
         advice: "reinstall workbench, or set WORKBENCH_HOME to the workbench folder", neededByExamples: true)
     }
-    let example = home.root + "/" + Self.exampleFlow
+    let example = home.examples + "/" + Self.exampleFlow
     guard FileManager.default.fileExists(atPath: example) else {
       return DoctorFinding(
         "Lua and the step library", .ok, "\(name); \(WorkbenchHome.display(stepLibrary))", neededByExamples: true)
@@ -77,15 +77,16 @@ public struct Doctor {
     } catch {
       return DoctorFinding(
         "Lua and the step library", .missing,
-        "\(name); \(Self.exampleFlow) does not load: \(error.diagnostics.first?.locatedMessage ?? "\(error)")",
+        "\(name); \(WorkbenchHome.display(example)) does not load: \(error.diagnostics.first?.locatedMessage ?? "\(error)")",
         advice: error.diagnostics.first?.help ?? "reinstall workbench", neededByExamples: true)
     }
     return DoctorFinding(
-      "Lua and the step library", .ok, "\(name); the step library loads \(Self.exampleFlow)", neededByExamples: true)
+      "Lua and the step library", .ok, "\(name); the step library loads \(WorkbenchHome.display(example))",
+      neededByExamples: true)
   }
 
   func faceBackend(pinned: PinnedFiles?) -> [DoctorFinding] {
-    let options = FaceEstimators.options(home: home.root, settings: nil, environment: environment)
+    let options = FaceEstimators.options(home: home, settings: nil, environment: environment)
     var library = file(
       "face library (MediaPipe)", path: options.backend.libraryPath, pinned: pinned,
       variable: FaceEstimators.libraryVariable)
@@ -122,16 +123,16 @@ public struct Doctor {
   /// it is at its pinned place in the workbench folder (a file named by
   /// `variable` or a setting is the user's own: only its presence counts).
   func file(_ part: String, path: String, pinned: PinnedFiles?, variable: String) -> DoctorFinding {
-    let install = WorkbenchHome.faceBackendInstallCommand
+    let repair = home.faceBackendRepair
     let shown = WorkbenchHome.display(path)
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
       return DoctorFinding(
         part, .missing, "there is no \(shown)",
-        advice: "run \(install) (or point \(variable) at the file)", neededByExamples: true)
+        advice: "\(repair) (or point \(variable) at the file)", neededByExamples: true)
     }
-    let prefix = home.root.hasSuffix("/") ? home.root : home.root + "/"
-    guard path.hasPrefix(prefix), let expected = pinned?.sums[String(path.dropFirst(prefix.count))] else {
+    let listed = pinned?.sums.first { home.path(ofPinned: $0.key) == path }
+    guard let expected = listed?.value else {
       return DoctorFinding(
         part, .ok, shown + " (not a pinned file: its checksum is not checked)", neededByExamples: true)
     }
@@ -144,7 +145,7 @@ public struct Doctor {
         part, .missing,
         "\(shown) has SHA-256 \(actual.prefix(12))…, not the pinned \(expected.prefix(12))… "
           + "(another version, or a damaged file)",
-        advice: "run \(install): it replaces it with the pinned file", neededByExamples: true)
+        advice: "\(repair): it puts the pinned file back", neededByExamples: true)
     }
     return DoctorFinding(part, .ok, shown + ", checksum as pinned", neededByExamples: true)
   }
@@ -175,7 +176,7 @@ public struct Doctor {
 
   func license() -> DoctorFinding {
     let gate = LicenseGate.locate(
-      configOption: nil, publicKeyOption: nil, folders: [WorkbenchHome.display(home.configs)], environment: environment)
+      configOption: nil, publicKeyOption: nil, folders: home.licenseFolders, environment: environment)
     do {
       let license = try gate.check(features: [], now: now)
       let days = Int((license.expires.timeIntervalSince(now) / 86_400).rounded(.down))

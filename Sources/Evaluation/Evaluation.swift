@@ -254,7 +254,7 @@ public enum Evaluation {
         "\($0)=\(flow.settings[$0]?.description ?? "")"
       }
       let needs = flow.needs.map { Array(Set($0)).sorted().joined(separator: ",") } ?? "*"
-      let plugins = ((try? FileManager.default.contentsOfDirectory(atPath: flow.home.plugins)) ?? []).sorted()
+      let plugins = ((try? FileManager.default.contentsOfDirectory(atPath: flow.home.nativePlugins)) ?? []).sorted()
       let recipe =
         ["workbench \(WorkbenchVersion.current)", "needs \(needs)", "plugins \(plugins.joined(separator: ","))"]
         + estimatorSettings + modelDigests(flow.settings.strings("pad.model") ?? [])

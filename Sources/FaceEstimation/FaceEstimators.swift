@@ -48,17 +48,34 @@ public enum FaceEstimators {
   /// Relative paths in settings or the environment are taken from the
   /// current folder.
   public static func options(
+    home: WorkbenchHome, settings: ResolvedSettings? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> FaceEstimatorOptions {
+    options(dataFolder: home.root, library: home.faceLibrary, settings: settings, environment: environment)
+  }
+
+  /// The options for a checkout at `home`.
+  public static func options(
     home: String, settings: ResolvedSettings? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> FaceEstimatorOptions {
+    options(
+      dataFolder: home, library: home + "/" + defaultLibraryPath, settings: settings, environment: environment)
+  }
+
+  private static func options(
+    dataFolder: String, library: String, settings: ResolvedSettings?, environment: [String: String]
+  ) -> FaceEstimatorOptions {
     func path(_ setting: String, _ variable: String, _ fallback: String) -> String {
       InstalledFile.path(
-        setting: setting, variable: variable, fallback: fallback, home: home, settings: settings,
+        setting: setting, variable: variable, fallback: fallback, home: dataFolder, settings: settings,
         environment: environment)
     }
+    let libraryPath = InstalledFile.path(
+      setting: "face.library", variable: libraryVariable, fallbackPath: library, settings: settings,
+      environment: environment)
     var backend = MediaPipeFaceOptions(
-      libraryPath: path("face.library", libraryVariable, defaultLibraryPath),
-      modelPath: path("face.model", modelVariable, defaultModelPath))
+      libraryPath: libraryPath, modelPath: path("face.model", modelVariable, defaultModelPath))
     if let value = settings?.integer("face.max_faces") { backend.maxFaces = Int(value) }
     if let value = settings?.number("face.min_detection_confidence") { backend.minDetectionConfidence = Float(value) }
     if let value = settings?.number("face.min_presence_confidence") { backend.minPresenceConfidence = Float(value) }
@@ -82,7 +99,18 @@ public enum FaceEstimators {
     environment: [String: String] = ProcessInfo.processInfo.environment,
     logger: Logger = Logger(label: "workbench.face")
   ) throws(EstimatorError) -> [any Estimator] {
-    let options = options(home: home, settings: settings, environment: environment)
+    try make(options: options(home: home, settings: settings, environment: environment), logger: logger)
+  }
+
+  public static func make(
+    home: WorkbenchHome, settings: ResolvedSettings? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    logger: Logger = Logger(label: "workbench.face")
+  ) throws(EstimatorError) -> [any Estimator] {
+    try make(options: options(home: home, settings: settings, environment: environment), logger: logger)
+  }
+
+  private static func make(options: FaceEstimatorOptions, logger: Logger) throws(EstimatorError) -> [any Estimator] {
     do {
       try options.backend.validate()
     } catch {

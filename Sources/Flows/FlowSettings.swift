@@ -53,7 +53,8 @@ public enum FlowSettings {
 }
 
 /// The settings layers of a flow, lowest first: declarations and defaults,
-/// the settings folder's settings.json, --config files, --set, --lang and
+/// the settings folder's settings.json, then /etc/workbench's and the
+/// user's (~/.config/workbench) keys on top of it, --config files, --set, --lang and
 /// --seed. `run`, `check` and `settings` all layer them here; the flow's own
 /// wb.settings come on top when it loads.
 public enum SettingsLayering {
@@ -75,6 +76,9 @@ public enum SettingsLayering {
     var builder = try SettingsBuilder(declarations: options.settingDeclarations)
     if let settingsFile = try folder.checkedJSONFile("settings.json") {
       try builder.load(configFile: WorkbenchHome.display(settingsFile), layer: .configs)
+    }
+    for overlay in folder.overlayFiles("settings.json") {
+      try builder.load(configFile: WorkbenchHome.display(overlay), layer: .configs)
     }
     for file in options.configFiles {
       do {

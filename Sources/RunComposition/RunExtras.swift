@@ -52,7 +52,7 @@ public final class RunExtras {
     }
     if !specs.isEmpty {
       let home = try WorkbenchHome.locate()
-      for problem in AnalyticsSinkPlugins.load(directory: home.plugins) {
+      for problem in AnalyticsSinkPlugins.load(directory: home.nativePlugins) {
         FileHandle.standardError.write(Data("workbench: warning: \(TerminalText.escaped(problem))\n".utf8))
       }
       var sinks: [any AnalyticsSink] = []

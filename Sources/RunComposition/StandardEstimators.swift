@@ -33,16 +33,17 @@ public struct StandardEstimators: EstimatorProvider {
   public static func availableEstimators(
     _ home: WorkbenchHome, settings: ResolvedSettings? = nil, wanted: [String]? = nil, logger: Logger
   ) -> [any Estimator] {
-    let (plugins, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    let (plugins, reports) = PluginLoader.load(
+      directory: home.nativePlugins, display: WorkbenchHome.display(home.nativePlugins))
     for report in reports {
       if case .skipped = report.outcome { logger.warning("plugin \(report)") }
     }
     var face: [any Estimator] = []
-    let options = FaceEstimators.options(home: home.root, settings: settings)
+    let options = FaceEstimators.options(home: home, settings: settings)
     let readsFace = (wanted ?? []).contains { $0 == "face" || $0.hasPrefix("face.") }
     if readsFace || FaceEstimators.isInstalled(options) {
       do {
-        face = try FaceEstimators.make(home: home.root, settings: settings, logger: logger).flatMap {
+        face = try FaceEstimators.make(home: home, settings: settings, logger: logger).flatMap {
           estimator -> [any Estimator] in
           guard let estimator = estimator as? FaceEstimator else { return [estimator] }
           return [FaceCaptureEstimator(estimator), FaceMotionEstimator(face: estimator, settings: settings)]

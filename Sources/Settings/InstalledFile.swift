@@ -9,9 +9,19 @@ public enum InstalledFile {
     setting: String, variable: String, fallback: String, home: String, settings: ResolvedSettings?,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
+    path(
+      setting: setting, variable: variable, fallbackPath: home + "/" + fallback, settings: settings,
+      environment: environment)
+  }
+
+  /// The same, with the fallback's whole path.
+  public static func path(
+    setting: String, variable: String, fallbackPath: String, settings: ResolvedSettings?,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
     if let value = settings?.string(setting), !value.isEmpty { return absolute(value) }
     if let value = environment[variable], !value.isEmpty { return absolute(value) }
-    return home + "/" + fallback
+    return fallbackPath
   }
 
   static func absolute(_ path: String) -> String {

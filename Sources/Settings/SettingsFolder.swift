@@ -16,9 +16,14 @@ public struct SettingsFolder: Sendable {
   public var bundled: String
   /// The integrator's folder, when it is not the bundled one.
   public var replacement: String?
+  /// The machine's and the user's folders (/etc/workbench,
+  /// ~/.config/workbench), lowest first: their `settings.json` give the
+  /// keys they name on top of the bundled file, each shown as its file.
+  public var overlays: [String]
 
-  public init(bundled: String, replacement: String?) {
+  public init(bundled: String, replacement: String?, overlays: [String] = []) {
     self.bundled = bundled
+    self.overlays = overlays
     if let replacement, FileIdentity.canonical(replacement) != FileIdentity.canonical(bundled) {
       self.replacement = replacement
     } else {
@@ -41,7 +46,13 @@ public struct SettingsFolder: Sendable {
           help: "--settings-dir takes the folder that holds the replacing files, not one file")
       }
     }
-    return SettingsFolder(bundled: home.configs, replacement: settingsDirectory)
+    return SettingsFolder(
+      bundled: home.configs, replacement: settingsDirectory, overlays: home.configFolders.reversed())
+  }
+
+  /// The overlays' files of that name that exist, lowest first.
+  public func overlayFiles(_ name: String) -> [String] {
+    overlays.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + name }.filter { FileManager.default.fileExists(atPath: $0) }
   }
 
   /// The file a run reads for `name` (a path relative to the folder, such as

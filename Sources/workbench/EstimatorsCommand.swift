@@ -37,7 +37,8 @@ struct EstimatorsCommand: ParsableCommand {
     do { _ = try logging.bootstrap() } catch { throw fail(error) }
     let home: WorkbenchHome
     do { home = try WorkbenchHome.locate() } catch { throw fail(error) }
-    let (_, reports) = PluginLoader.load(directory: home.plugins, display: WorkbenchHome.display(home.plugins))
+    let (_, reports) = PluginLoader.load(
+      directory: home.nativePlugins, display: WorkbenchHome.display(home.nativePlugins))
     let estimators = StandardEstimators.availableEstimators(home, logger: Logger(label: "workbench"))
     if json {
       let list: [JSONValue] = estimators.map { estimator in

@@ -26,6 +26,27 @@ import Testing
     #expect(untouched["source"] == .string(replacing), "the file gives every key: \(untouched)")
   }
 
+  @Test func theMachinesAndTheUsersSettingsGiveTheKeysTheyNameEachShownAsItsFile() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // The harness points /etc/workbench and ~/.config/workbench here (Support.swift).
+    let machine = try folder.write("etc-workbench/settings.json", #"{"flow": {"step_timeout": 6, "time_limit": 9}}"#)
+    let user = try folder.write("xdg-config/workbench/settings.json", #"{"flow": {"step_timeout": 7}}"#)
+    let shown = try workbench(["settings", "--json"], folder: folder)
+    #expect(shown.status == 0, "\(shown)")
+    let settings = try #require(try JSONParser.parse(shown.stdout).arrayValue)
+    func entry(_ key: String) throws -> JSONValue { try #require(settings.first { $0["key"] == .string(key) }) }
+    #expect(try entry("flow.step_timeout")["value"] == 7)
+    #expect(try entry("flow.step_timeout")["source"] == .string(user))
+    #expect(try entry("flow.time_limit")["value"] == 9)
+    #expect(try entry("flow.time_limit")["source"] == .string(machine))
+    #expect(try entry("messages.language")["source"] == "configs/settings.json")
+    // --set still wins over both.
+    let set = try workbench(["settings", "--set", "flow.step_timeout=4", "--json"], folder: folder)
+    let setSettings = try #require(try JSONParser.parse(set.stdout).arrayValue)
+    #expect(setSettings.first { $0["key"] == "flow.step_timeout" }?["value"] == 4, "\(set)")
+  }
+
   @Test func defaultsPrintsTheWholeFileWithEachKeysDescription() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

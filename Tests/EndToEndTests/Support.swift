@@ -94,6 +94,10 @@ final class Launched {
     environment.removeValue(forKey: "WORKBENCH_HOME")
     environment.removeValue(forKey: "WORKBENCH_LICENSE_PUBLIC_KEY")
     environment["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
+    // The user's and the machine's settings folders are the test's own
+    // (empty unless it writes them), never this machine's.
+    environment["XDG_CONFIG_HOME"] = folder.path + "/xdg-config"
+    environment["WORKBENCH_SYSTEM_CONFIG"] = folder.path + "/etc-workbench"
     for (name, value) in overrides { environment[name] = value }
     process.environment = environment
     process.standardInput = standardInputPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice

@@ -84,7 +84,7 @@ struct GalleryOptions: ParsableArguments {
     do {
       let home = try WorkbenchHome.locate()
       let recognizer = try FaceRecognizer(models: FaceRecognitionModels.resolve(home: home.root))
-      let faces = try StillFaces(face: FaceEstimators.options(home: home.root), recognizer: recognizer)
+      let faces = try StillFaces(face: FaceEstimators.options(home: home), recognizer: recognizer)
       return PhotoGallery(gallery: gallery, faces: faces, threshold: threshold)
     } catch let error as FaceRecognitionError {
       throw GalleryFailure(error)

@@ -8,7 +8,8 @@ import Settings
 struct LicenseCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "license",
-    abstract: "Activate a license, run an activation server, make keys, issue and show licenses, check license.conf.",
+    abstract:
+      "Activate a license, run an activation server, make keys, issue and show licenses, check license.conf, start a trial.",
     discussion: """
       A license (license.dat) is signed with Ed25519 and binds a product, an EID, a machine \
       (or container mode), an expiry and the features it grants. Every license problem exits \
@@ -23,9 +24,10 @@ struct LicenseCommand: ParsableCommand {
           --this-machine --days 365 --features card,face --out license.dat
         workbench license show --public-key keys/public.key.json
         workbench license check-config
+        workbench license trial
       """,
     subcommands: [
       LicenseActivateCommand.self, LicenseServeCommand.self, LicenseKeygenCommand.self, LicenseIssueCommand.self,
-      LicenseShowCommand.self, LicenseCheckConfigCommand.self,
+      LicenseShowCommand.self, LicenseCheckConfigCommand.self, LicenseTrialCommand.self,
     ])
 }

@@ -9,7 +9,7 @@ struct LicenseOptions: ParsableArguments {
   @Option(
     name: .customLong("license-config"),
     help: ArgumentHelp(
-      "license.conf or vllicense.plist (default: \(LicenseGate.configEnvironment), else the one in --settings-dir, else configs/license.conf).",
+      "license.conf or vllicense.plist (default: \(LicenseGate.configEnvironment), else the one in --settings-dir, /etc/workbench, ~/.config/workbench, else configs/license.conf).",
       valueName: "file"))
   var licenseConfig: String?
 
@@ -23,7 +23,7 @@ struct LicenseOptions: ParsableArguments {
   func gate(settingsDirectory: String?) -> LicenseGate {
     var folders: [String] = []
     if let settingsDirectory { folders.append(settingsDirectory) }
-    if let home = try? WorkbenchHome.locate() { folders.append(WorkbenchHome.display(home.configs)) }
+    if let home = try? WorkbenchHome.locate() { folders += home.licenseFolders }
     return LicenseGate.locate(configOption: licenseConfig, publicKeyOption: licenseKey, folders: folders)
   }
 }

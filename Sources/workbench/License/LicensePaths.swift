@@ -5,9 +5,9 @@ import LicenseActivation
 import Licensing
 import Settings
 
-/// configs/ of the workbench folder, as it is shown.
-func bundledConfigsFolder() throws(WorkbenchError) -> String {
-  WorkbenchHome.display(try WorkbenchHome.locate().configs)
+/// The folders a license configuration is looked for in, first found wins.
+func licenseConfigFolders() throws(WorkbenchError) -> [String] {
+  try WorkbenchHome.locate().licenseFolders
 }
 
 /// configs/license.conf of the workbench folder, as it is shown.

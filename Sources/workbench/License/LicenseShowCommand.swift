@@ -49,7 +49,7 @@ struct LicenseShowCommand: ParsableCommand {
     do throws(WorkbenchError) {
       if license == nil || config != nil {
         let gate = LicenseGate.locate(
-          configOption: config, publicKeyOption: publicKey, folders: [try bundledConfigsFolder()])
+          configOption: config, publicKeyOption: publicKey, folders: try licenseConfigFolders())
         let loaded = try LicenseConfigLoader.load(path: gate.configPath)
         licensePath = licensePath ?? loaded.licensePath
         product = product ?? loaded.productID
@@ -60,7 +60,7 @@ struct LicenseShowCommand: ParsableCommand {
       } else {
         keyPath =
           LicenseGate.locate(
-            configOption: nil, publicKeyOption: nil, folders: [try bundledConfigsFolder()]
+            configOption: nil, publicKeyOption: nil, folders: try licenseConfigFolders()
           ).publicKeyPath
       }
     } catch {
