@@ -218,12 +218,23 @@ public enum Evaluation {
     }
   }
 
-  /// The cache's default: `.workbench-cache` in the manifest's folder, or in the corpus folder.
-  static func defaultCache(for corpus: String) -> String {
+  /// The cache's default: `.workbench-cache` in the manifest's folder, or in the corpus folder;
+  /// where that folder cannot be written (an installed package's examples), the same folder's
+  /// path under the user's cache folder (`$XDG_CACHE_HOME/workbench/eval`), so that two corpora
+  /// never share a cache by accident.
+  static func defaultCache(
+    for corpus: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+    canWrite: (String) -> Bool = { access($0, W_OK) == 0 }
+  ) -> String {
     var isFolder: ObjCBool = false
     FileManager.default.fileExists(atPath: corpus, isDirectory: &isFolder)
-    let folder = isFolder.boolValue ? corpus : (corpus as NSString).deletingLastPathComponent
-    return (folder.isEmpty ? "." : folder) + "/.workbench-cache"
+    let named = isFolder.boolValue ? corpus : (corpus as NSString).deletingLastPathComponent
+    let folder = named.isEmpty ? "." : named
+    if canWrite(folder) { return folder + "/.workbench-cache" }
+    let absolute =
+      folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+    let cacheRoot = WorkbenchHome.userFolder("XDG_CACHE_HOME", orUnderHome: ".cache", environment: environment)
+    return cacheRoot + "/eval" + (absolute as NSString).standardizingPath
   }
 
   static func makeFolder(_ path: String) throws(WorkbenchError) {

@@ -42,7 +42,9 @@ struct EvalRunCommand: ParsableCommand {
 
   @Option(
     name: .long,
-    help: ArgumentHelp("The measurement cache (default: .workbench-cache beside the corpus).", valueName: "folder"))
+    help: ArgumentHelp(
+      "The measurement cache (default: .workbench-cache beside the corpus, else under ~/.cache/workbench/eval).",
+      valueName: "folder"))
   var cache: String?
 
   @Option(
