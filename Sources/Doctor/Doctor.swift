@@ -179,11 +179,12 @@ public struct Doctor {
       configOption: nil, publicKeyOption: nil, folders: home.licenseFolders, environment: environment)
     do {
       let license = try gate.check(features: [], now: now)
-      let days = Int((license.expires.timeIntervalSince(now) / 86_400).rounded(.down))
+      // Counted as `license show` counts them, so that both say the same.
+      let days = license.daysLeft(at: now)
       let detail =
         "\(license.id) for \(license.eid), \(days) days left; grants "
         + (license.features.isEmpty ? "no feature" : license.features.joined(separator: ", "))
-      if days < 7 {
+      if license.expires.timeIntervalSince(now) < 7 * 86_400 {
         return DoctorFinding(
           "license", .warning, detail,
           advice:
