@@ -95,14 +95,6 @@ public enum FaceEstimators {
   /// then (as an `EstimatorError` whose help names scripts/install-face-backend).
   /// Throws for options out of range.
   public static func make(
-    home: String, settings: ResolvedSettings? = nil,
-    environment: [String: String] = ProcessInfo.processInfo.environment,
-    logger: Logger = Logger(label: "workbench.face")
-  ) throws(EstimatorError) -> [any Estimator] {
-    try make(options: options(home: home, settings: settings, environment: environment), logger: logger)
-  }
-
-  public static func make(
     home: WorkbenchHome, settings: ResolvedSettings? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment,
     logger: Logger = Logger(label: "workbench.face")

@@ -4,6 +4,7 @@ import FaceEstimationTesting
 import Foundation
 import Imaging
 import Measurements
+import Settings
 import TestSupport
 import Testing
 
@@ -207,7 +208,8 @@ struct FaceBackendMissingTests {
   @Test("library missing: the error names the command that installs it")
   func libraryMissing() throws {
     let estimators = try FaceEstimators.make(
-      home: "/nonexistent-workbench", environment: [FaceEstimators.libraryVariable: "/nonexistent/libmediapipe.so"])
+      home: WorkbenchHome(root: "/nonexistent-workbench"),
+      environment: [FaceEstimators.libraryVariable: "/nonexistent/libmediapipe.so"])
     let estimator = try #require(estimators.first)
     #expect(estimator.descriptor.name == "face.mediapipe")
     #expect(estimator.descriptor.image == .color)
@@ -219,7 +221,8 @@ struct FaceBackendMissingTests {
   @Test("a file that is not a shared library: the loader's reason and the install command")
   func libraryBroken() throws {
     let environment = [FaceEstimators.libraryVariable: FaceFixtures.folder + "/faces/astronaut.jpg"]
-    let estimator = try #require(try FaceEstimators.make(home: "/nonexistent", environment: environment).first)
+    let estimator = try #require(
+      try FaceEstimators.make(home: WorkbenchHome(root: "/nonexistent"), environment: environment).first)
     let error = try #require(throws: EstimatorError.self) { try estimator.prepare(schema: MeasurementSchema()) }
     #expect(error.message.contains("cannot load the MediaPipe library"))
     #expect(error.help?.contains("scripts/install-face-backend") == true)

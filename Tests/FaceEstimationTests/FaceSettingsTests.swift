@@ -55,7 +55,8 @@ struct FaceSettingsTests {
     #expect(options.backend.minDetectionConfidence == 0.3)
     #expect(options.backend.searchTiles == 3)
     #expect(options.mirror)
-    let estimators = try FaceEstimators.make(home: "/opt/wb", settings: settings, environment: [:])
+    let estimators = try FaceEstimators.make(
+      home: WorkbenchHome(root: "/opt/wb", environment: [:]), settings: settings, environment: [:])
     #expect(estimators.map(\.descriptor.name) == ["face.mediapipe"])
   }
 }
