@@ -1,12 +1,7 @@
 #include "wb_ffmpeg.h"
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/display.h>
-#include <libavutil/imgutils.h>
-#include <libavutil/opt.h>
-#include <libavutil/pixdesc.h>
-#include <libswscale/swscale.h>
+#include "wb_ffmpeg_library.h"
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -150,9 +145,10 @@ static void fill_range_tables(wb_video *video) {
 
 int wb_video_open(const char *path, int decode, int threads, wb_video **reader, wb_video_info *info, char *message,
                   size_t message_size) {
+  *reader = NULL;
+  if (wb_ffmpeg_load(message, message_size) != 0) return WB_VIDEO_LIBRARY_MISSING;
   pthread_once(&setup_once, set_up_ffmpeg);
   last_log[0] = 0;
-  *reader = NULL;
   wb_video *video = calloc(1, sizeof *video);
   if (video == NULL) return WB_VIDEO_NO_MEMORY;
   /* Video containers only: FFmpeg would otherwise read a text file as ANSI
@@ -570,12 +566,14 @@ static void fill_versions(void) {
 }
 
 const char *wb_ffmpeg_versions(void) {
+  if (wb_ffmpeg_load(NULL, 0) != 0) return "";
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, fill_versions);
   return versions_text;
 }
 
 int wb_ffmpeg_has_codec(const char *name, int encoder) {
+  if (wb_ffmpeg_load(NULL, 0) != 0) return 0;
   const AVCodec *codec = encoder ? avcodec_find_encoder_by_name(name) : avcodec_find_decoder_by_name(name);
   return codec != NULL;
 }
@@ -616,9 +614,10 @@ void wb_video_writer_free(wb_video_writer *writer) {
 
 int wb_video_writer_open(const char *path, const char *container_path, int width, int height, double fps, int crf,
                          const char *preset, wb_video_writer **out, char *message, size_t message_size) {
+  *out = NULL;
+  if (wb_ffmpeg_load(message, message_size) != 0) return AVERROR(ELIBACC);
   pthread_once(&setup_once, set_up_ffmpeg);
   last_log[0] = 0;
-  *out = NULL;
   const AVOutputFormat *container = av_guess_format(NULL, container_path, NULL);
   if (container == NULL) {
     snprintf(message, message_size, "no container is known for the name %s", container_path);
@@ -821,6 +820,7 @@ struct wb_pixel_converter {
 };
 
 wb_pixel_converter *wb_pixel_converter_new(void) {
+  if (wb_ffmpeg_load(NULL, 0) != 0) return NULL;
   pthread_once(&setup_once, set_up_ffmpeg);
   return calloc(1, sizeof(wb_pixel_converter));
 }

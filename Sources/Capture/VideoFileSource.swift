@@ -198,6 +198,10 @@ final class VideoFileReader {
       return CaptureError(.unreadableFile, source: path, message, help: "check the path and the file's permissions")
     case WB_VIDEO_NO_MEMORY:
       return CaptureError(.io, source: path, "out of memory opening the video")
+    case WB_VIDEO_LIBRARY_MISSING:
+      return CaptureError(
+        .unsupportedFormat, source: path, "FFmpeg's libraries cannot be loaded to read it: \(message)",
+        help: FFmpegLibraries.installAdvice)
     default:
       // A cut MP4 or MOV loses its index (moov), which is written last.
       if message.contains("moov atom not found") {

@@ -303,6 +303,11 @@ public final class VideoFileWriter: @unchecked Sendable {
   }
 
   static func error(_ status: Int32, _ message: String, path: String) -> CaptureError {
+    if let reason = FFmpegLibraries.loadError {
+      return CaptureError(
+        .io, source: path, "FFmpeg's libraries cannot be loaded to write it: \(reason)",
+        help: FFmpegLibraries.installAdvice)
+    }
     let full = wb_ffmpeg_error_is_full(status) != 0
     return CaptureError(
       .io, source: path, message.isEmpty ? "cannot write the video (FFmpeg error \(status))" : message,

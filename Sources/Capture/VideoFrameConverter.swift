@@ -22,7 +22,10 @@ public final class VideoFrameConverter {
     guard source.format == .yuv420p else {
       throw ImagingError(.unsupported, "the video frame converter takes yuv420p, not \(source.format)")
     }
-    guard let converter else { throw ImagingError(.libraryFailure, "out of memory for a libswscale converter") }
+    guard let converter else {
+      let reason = FFmpegLibraries.loadError.map { "FFmpeg cannot be loaded: \($0)" }
+      throw ImagingError(.libraryFailure, reason ?? "out of memory for a libswscale converter")
+    }
     if width == source.width, height == source.height, width < 2 || height < 2 {
       // Too small for libswscale; a plain loop does it.
       if let color { try ImageConversion.yuv420pToRGB8(source, into: color) }

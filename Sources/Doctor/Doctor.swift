@@ -22,8 +22,10 @@ public struct Doctor {
   /// The video nodes to look at (nil: every /dev/video*) and how to open them.
   public var devicePaths: [String]?
   public var device: any V4L2Device
-  /// The folders runs write to: their outputs (the current folder) and temporary files.
-  public var folders: [(name: String, path: String)]
+  /// The folders runs write to: their outputs (the current folder), temporary
+  /// files, and the user's own folders (settings and license, the gallery,
+  /// the evaluation cache), with what to do when one cannot be written.
+  public var folders: [(name: String, path: String, advice: String)]
 
   /// The bundled flow doctor loads to check the step library.
   public static let exampleFlow = "liveness-blink.lua"
@@ -37,9 +39,30 @@ public struct Doctor {
     self.now = now
     self.devicePaths = devicePaths
     self.device = device
+    func user(_ variable: String, _ fallback: String) -> String {
+      WorkbenchHome.userFolder(variable, orUnderHome: fallback, environment: environment)
+    }
     folders = [
-      ("outputs", FileManager.default.currentDirectoryPath),
-      ("temporary files", environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"),
+      (
+        "outputs", FileManager.default.currentDirectoryPath,
+        "run from a folder you can write to, or name the outputs (--events, --report) elsewhere"
+      ),
+      (
+        "temporary files", environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp",
+        "set TMPDIR to a folder you can write to"
+      ),
+      (
+        "your settings", home.userConfigFolder,
+        "set XDG_CONFIG_HOME to a folder you can write to (settings.json, license trial)"
+      ),
+      (
+        "your gallery", user("XDG_DATA_HOME", ".local/share"),
+        "set XDG_DATA_HOME to a folder you can write to, or name a gallery with --gallery"
+      ),
+      (
+        "eval cache", user("XDG_CACHE_HOME", ".cache"),
+        "set XDG_CACHE_HOME to a folder you can write to, or give eval --cache"
+      ),
     ]
   }
 
@@ -151,6 +174,13 @@ public struct Doctor {
   }
 
   func ffmpeg() -> [DoctorFinding] {
+    if let reason = FFmpegLibraries.loadError {
+      return [
+        DoctorFinding(
+          "FFmpeg", .missing, "cannot be loaded (\(reason)): video files (.mp4, .mov, .mkv) and --record cannot work",
+          advice: FFmpegLibraries.installAdvice, neededByExamples: false)
+      ]
+    }
     var findings = [DoctorFinding("FFmpeg", .ok, FFmpegLibraries.versions, neededByExamples: false)]
     let decoders = ["h264", "hevc"].filter { !FFmpegLibraries.hasDecoder($0) }
     findings.append(
@@ -230,14 +260,27 @@ public struct Doctor {
 
   func writableFolders() -> [DoctorFinding] {
     folders.map { folder in
-      access(folder.path, W_OK | X_OK) == 0
-        ? DoctorFinding(folder.name, .ok, WorkbenchHome.display(folder.path) + " is writable", neededByExamples: false)
-        : DoctorFinding(
-          folder.name, .warning, "\(WorkbenchHome.display(folder.path)) is not writable by this user",
-          advice: folder.name == "outputs"
-            ? "run from a folder you can write to, or name the outputs (--events, --report) elsewhere"
-            : "set TMPDIR to a folder you can write to",
+      let isUsers = !["outputs", "temporary files"].contains(folder.name)
+      let shown =
+        isUsers
+        ? WorkbenchHome.displayUserPath(folder.path, environment: environment) : WorkbenchHome.display(folder.path)
+      // A user's folder is made on first use: then its nearest existing parent must be writable.
+      var existing = folder.path
+      while !FileManager.default.fileExists(atPath: existing), existing != "/", !existing.isEmpty {
+        existing = (existing as NSString).deletingLastPathComponent
+      }
+      var isFolder: ObjCBool = false
+      let existsAsFolder =
+        FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder) && isFolder.boolValue
+      guard existsAsFolder, access(existing, W_OK | X_OK) == 0 else {
+        return DoctorFinding(
+          folder.name, .warning, "\(shown) is not writable by this user", advice: folder.advice,
           neededByExamples: false)
+      }
+      let parent = WorkbenchHome.displayUserPath(existing, environment: environment)
+      let detail =
+        existing == folder.path ? "\(shown) is writable" : "\(shown) will be made on first use (\(parent) is writable)"
+      return DoctorFinding(folder.name, .ok, detail, neededByExamples: false)
     }
   }
 }

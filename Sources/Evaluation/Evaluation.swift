@@ -227,8 +227,8 @@ public enum Evaluation {
     canWrite: (String) -> Bool = { access($0, W_OK) == 0 }
   ) -> String {
     var isFolder: ObjCBool = false
-    FileManager.default.fileExists(atPath: corpus, isDirectory: &isFolder)
-    let named = isFolder.boolValue ? corpus : (corpus as NSString).deletingLastPathComponent
+    let isCorpusFolder = FileManager.default.fileExists(atPath: corpus, isDirectory: &isFolder) && isFolder.boolValue
+    let named = isCorpusFolder ? corpus : (corpus as NSString).deletingLastPathComponent
     let folder = named.isEmpty ? "." : named
     if canWrite(folder) { return folder + "/.workbench-cache" }
     let absolute =

@@ -1,5 +1,4 @@
 import Estimators
-import FaceEstimation
 import Foundation
 import Imaging
 import JSONCore

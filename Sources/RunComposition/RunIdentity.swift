@@ -19,6 +19,8 @@ final class RunIdentity: FaceIdentity {
   private let estimators: [any Estimator]
   private let currentFrame: () -> DecodedFrame
   private let location: String
+  /// No gallery was named: the user's own, whose folder may not exist yet.
+  private let isDefaultLocation: Bool
   private let threshold: Float
   private var gallery: Gallery?
   private var kept: [String: NewFace] = [:]
@@ -32,7 +34,9 @@ final class RunIdentity: FaceIdentity {
     estimators = context.estimators
     currentFrame = context.currentFrame
     artifacts = context.artifacts
-    location = context.settings.string("gallery.location") ?? ""
+    let named = context.settings.string("gallery.location") ?? ""
+    location = named.isEmpty ? WorkbenchHome.defaultGallery() : named
+    isDefaultLocation = named.isEmpty
     threshold = Float(context.settings.number("gallery.threshold") ?? Double(Gallery.defaultThreshold))
   }
 
@@ -197,9 +201,15 @@ final class RunIdentity: FaceIdentity {
 
   private func openGallery() throws(GalleryFailure) -> Gallery {
     if let gallery { return gallery }
-    guard !location.isEmpty else {
-      throw GalleryFailure(
-        .galleryUnavailable, "no gallery: set gallery.location (run --gallery FILE)")
+    if isDefaultLocation {
+      let folder = (location as NSString).deletingLastPathComponent
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw GalleryFailure(
+          .galleryUnavailable, "cannot make the gallery's folder \(folder): \(error.localizedDescription)",
+          help: "name a gallery with run --gallery FILE, or set XDG_DATA_HOME to a folder you can write")
+      }
     }
     do {
       let opened = try Gallery.open(location, create: true, threshold: threshold)

@@ -116,6 +116,14 @@ public struct WorkbenchHome: Sendable {
     return home + "/" + fallback + "/workbench"
   }
 
+  /// The face gallery when none is named (the setting gallery.location,
+  /// `--gallery`, `$WORKBENCH_GALLERY`): `$XDG_DATA_HOME/workbench/gallery.sqlite`
+  /// (default `~/.local/share/workbench/gallery.sqlite`), a user's data that
+  /// outlives upgrades and removal of the package.
+  public static func defaultGallery(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    userFolder("XDG_DATA_HOME", orUnderHome: ".local/share", environment: environment) + "/gallery.sqlite"
+  }
+
   public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment)
     throws(WorkbenchError) -> WorkbenchHome
   {
@@ -192,5 +200,18 @@ public struct WorkbenchHome: Sendable {
     if absolute == current { return "." }
     if absolute.hasPrefix(current + "/") { return String(absolute.dropFirst(current.count + 1)) }
     return absolute
+  }
+
+  /// A folder of the user's own (settings, gallery, cache) as they would
+  /// type it: `~/.config/workbench` under their home, else the whole path,
+  /// never relative to the current folder.
+  public static func displayUserPath(
+    _ path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+    guard let home = environment["HOME"], home.hasPrefix("/"), home != "/" else { return absolute }
+    let base = URL(fileURLWithPath: home).standardizedFileURL.path
+    if absolute == base { return "~" }
+    return absolute.hasPrefix(base + "/") ? "~" + absolute.dropFirst(base.count) : absolute
   }
 }

@@ -27,6 +27,21 @@ struct DoctorTests {
     try #require(report.findings.first { $0.part == part }, "no finding for \(part)")
   }
 
+  @Test("the user's folders: one not made yet is ok when it can be made, one under a file is a warning")
+  func usersFolders() throws {
+    let (folder, home) = try Self.home(files: ["in-the-way": "a file, not a folder"])
+    defer { folder.remove() }
+    let environment = [
+      "HOME": folder.path, "XDG_CACHE_HOME": folder.path + "/cache", "XDG_DATA_HOME": folder.path + "/in-the-way/data",
+    ]
+    let report = Doctor(home: home, environment: environment, devicePaths: []).examine()
+    let cache = try Self.finding("eval cache", in: report)
+    #expect(cache.status == .ok && cache.detail.contains("cache/workbench will be made on first use"), "\(cache)")
+    let gallery = try Self.finding("your gallery", in: report)
+    #expect(gallery.status == .warning && gallery.advice?.contains("XDG_DATA_HOME") == true, "\(gallery)")
+    #expect(try Self.finding("your settings", in: report).status != .missing)
+  }
+
   @Test("a model with another checksum is missing, names both sums and says how to get the pinned one")
   func modelWithAnotherChecksum() throws {
     let (folder, home) = try Self.home(files: ["models/face_landmarker.task": "not the model"])

@@ -201,8 +201,22 @@ import Testing
     let outcome = try workbench(["gallery", "user", "list"], folder: folder, environment: ["WORKBENCH_GALLERY": nil])
     #expect(outcome.status == 5, "\(outcome)")
     #expect(outcome.stderr.contains("--gallery FILE"), "\(outcome)")
+    let own = folder.path + "/xdg-data/workbench/gallery.sqlite"
+    #expect(outcome.stderr.contains("none at \(own) yet"), "\(outcome)")
+    #expect(!FileManager.default.fileExists(atPath: own), "a command that only reads makes no gallery")
     let missing = try workbench(["gallery", "--gallery", folder.file("none.sqlite"), "user", "list"], folder: folder)
     #expect(missing.status == 5 && missing.stdout.contains("gallery_unavailable"), "\(missing)")
+  }
+
+  @Test func withoutAGalleryNamedTheUsersOwnIsMadeOnFirstChange() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let created = try workbench(
+      ["gallery", "group", "create", "staff"], folder: folder, environment: ["WORKBENCH_GALLERY": nil])
+    #expect(created.status == 0, "\(created)")
+    #expect(FileManager.default.fileExists(atPath: folder.path + "/xdg-data/workbench/gallery.sqlite"))
+    let listed = try workbench(["gallery", "group", "list"], folder: folder, environment: ["WORKBENCH_GALLERY": nil])
+    #expect(listed.status == 0 && listed.stdout.contains("staff"), "\(listed)")
   }
 
   /// A shared gallery: one process enrolls into a PostgreSQL database, and

@@ -130,14 +130,16 @@ struct GalleryFlowTests {
     #expect(records.contains { $0["type"] == "identity" && $0["operation"] == "verify" && $0["match"] == .bool(true) })
   }
 
-  @Test func aFlowWithoutAGalleryEndsWithGalleryUnavailable() throws {
+  @Test func aFlowWithoutAGalleryNamedUsesTheUsersOwn() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let events = folder.file("e.jsonl")
     let outcome = try workbench(
       ["run", "examples/verify.lua", "--input", recording, "--quiet", "--events", events, "--set", "user=man"],
       folder: folder)
+    // Made empty in the user's data folder: nobody is enrolled in it yet.
     #expect(outcome.status == 1, "\(outcome)")
-    #expect(try result(try Self.records(events))["reason"] == .string("gallery_unavailable"))
+    #expect(try result(try Self.records(events))["reason"] == .string("user_not_found"))
+    #expect(FileManager.default.fileExists(atPath: folder.path + "/xdg-data/workbench/gallery.sqlite"))
   }
 }

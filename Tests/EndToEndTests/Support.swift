@@ -94,9 +94,12 @@ final class Launched {
     environment.removeValue(forKey: "WORKBENCH_HOME")
     environment.removeValue(forKey: "WORKBENCH_LICENSE_PUBLIC_KEY")
     environment["WORKBENCH_LICENSE_CONFIG"] = TestLicense.files.config
-    // The user's and the machine's settings folders are the test's own
-    // (empty unless it writes them), never this machine's.
+    // The user's and the machine's settings folders, and the user's data
+    // (the default gallery) and cache, are the test's own (empty unless it
+    // writes them), never this machine's.
     environment["XDG_CONFIG_HOME"] = folder.path + "/xdg-config"
+    environment["XDG_DATA_HOME"] = folder.path + "/xdg-data"
+    environment["XDG_CACHE_HOME"] = folder.path + "/xdg-cache"
     environment["WORKBENCH_SYSTEM_CONFIG"] = folder.path + "/etc-workbench"
     for (name, value) in overrides { environment[name] = value }
     process.environment = environment

@@ -27,7 +27,9 @@ enum {
   WB_VIDEO_UNREADABLE = 5,
   /* A frame size that is zero, larger than WB_VIDEO_MAXIMUM_SIDE or than WB_VIDEO_MAXIMUM_PIXELS. */
   WB_VIDEO_BAD_SIZE = 6,
-  WB_VIDEO_NO_MEMORY = 7
+  WB_VIDEO_NO_MEMORY = 7,
+  /* FFmpeg's libraries could not be loaded; the message says which and why. */
+  WB_VIDEO_LIBRARY_MISSING = 8
 };
 
 /* What wb_video_read_frame and wb_video_read_packet return. */
@@ -153,11 +155,18 @@ void wb_video_writer_free(wb_video_writer *writer);
 /* Whether FFmpeg's error code means the disk is full. */
 int wb_ffmpeg_error_is_full(int error);
 
-/* The libraries' versions, "libavformat 59.27.100, ...". */
+/* Loads FFmpeg's libraries (libavformat, libavcodec, libavutil, libswscale),
+ * which nothing links: once, on the first call of any function here. Returns
+ * 0, or -1 with the loader's reason in `message` (may be NULL). */
+int wb_ffmpeg_load(char *message, size_t message_size);
+
+/* The libraries' versions, "libavformat 59.27.100, ...", or "" when they
+ * cannot be loaded. */
 const char *wb_ffmpeg_versions(void);
 
 /* Whether FFmpeg has the decoder (or, with `encoder` non-zero, the encoder)
- * named `name`, such as "h264", "hevc" or "libx264": 1 or 0. */
+ * named `name`, such as "h264", "hevc" or "libx264": 1 or 0 (0 too when the
+ * libraries cannot be loaded). */
 int wb_ffmpeg_has_codec(const char *name, int encoder);
 
 /* Converts full-range 4:2:0 planes (luma, then Cb, then Cr, each packed
@@ -167,6 +176,7 @@ int wb_ffmpeg_has_codec(const char *name, int encoder);
  * when the sizes differ. The contexts are kept between calls. Returns 0,
  * or -1 with a message. */
 typedef struct wb_pixel_converter wb_pixel_converter;
+/* NULL when out of memory or when FFmpeg cannot be loaded (wb_ffmpeg_load says). */
 wb_pixel_converter *wb_pixel_converter_new(void);
 int wb_pixel_convert_yuv420p(wb_pixel_converter *converter, const uint8_t *planes, int width, int height, uint8_t *rgb,
                              uint8_t *gray, int out_width, int out_height, char *message, size_t message_size);

@@ -44,7 +44,8 @@ struct GalleryOptions: ParsableArguments {
   @Option(
     name: .long,
     help: ArgumentHelp(
-      "The gallery: a SQLite file, or postgres://user@host:port/database (default: $\(variable)).",
+      "The gallery: a SQLite file, or postgres://user@host:port/database (default: $\(variable), else "
+        + "$XDG_DATA_HOME/workbench/gallery.sqlite).",
       valueName: "file|url"))
   var gallery: String?
 
@@ -64,10 +65,24 @@ struct GalleryOptions: ParsableArguments {
   /// The gallery; `create` makes a new one where there is none; `readOnly`
   /// for the commands that only read it.
   func open(create: Bool, readOnly: Bool = false) throws(GalleryFailure) -> Gallery {
-    guard let location = gallery ?? ProcessInfo.processInfo.environment[Self.variable], !location.isEmpty else {
-      throw GalleryFailure(
-        .galleryUnavailable, "no gallery named",
-        help: "give --gallery FILE (a SQLite file, made when missing) or set $\(Self.variable)")
+    let named = gallery ?? ProcessInfo.processInfo.environment[Self.variable] ?? ""
+    let location = named.isEmpty ? WorkbenchHome.defaultGallery() : named
+    if named.isEmpty {
+      // The user's own gallery: made on first enrollment, with its folder.
+      guard create || FileManager.default.fileExists(atPath: location) else {
+        throw GalleryFailure(
+          .galleryUnavailable, "no gallery named, and none at \(location) yet",
+          help: "enroll someone to start it (workbench gallery enroll --user NAME IMAGE), "
+            + "or give --gallery FILE or set $\(Self.variable)")
+      }
+      let folder = (location as NSString).deletingLastPathComponent
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw GalleryFailure(
+          .galleryUnavailable, "cannot make the gallery's folder \(folder): \(error.localizedDescription)",
+          help: "give --gallery FILE, or set XDG_DATA_HOME to a folder you can write")
+      }
     }
     do {
       return try Gallery.open(location, create: create, readOnly: readOnly, threshold: threshold)

@@ -27,10 +27,10 @@ struct LicenseTrialCommand: ParsableCommand {
         environment: ProcessInfo.processInfo.environment)
       switch try trial.run(now: now) {
       case .issued(let license):
-        standardOutput("wrote a trial license for this machine to \(WorkbenchHome.display(trial.folder))")
+        standardOutput("wrote a trial license for this machine to \(WorkbenchHome.displayUserPath(trial.folder))")
         standardOutput(LicenseReport.table(LicenseReport.describe(license, fingerprint: .current(), now: now)))
       case .stillHolds(let license):
-        standardOutput("a trial license holds in \(WorkbenchHome.display(trial.folder)); nothing to do")
+        standardOutput("a trial license holds in \(WorkbenchHome.displayUserPath(trial.folder)); nothing to do")
         standardOutput(LicenseReport.table(LicenseReport.describe(license, fingerprint: .current(), now: now)))
       }
     } catch {
