@@ -183,6 +183,19 @@ public struct GalleryFailure: Error, Sendable, CustomStringConvertible {
     self.file = file
   }
 
+  /// Makes the folder of the user's own gallery (`$XDG_DATA_HOME/workbench`)
+  /// on its first use; `otherwise` says how to name another gallery.
+  public static func makeFolder(of location: String, otherwise: String) throws(GalleryFailure) {
+    let folder = (location as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw GalleryFailure(
+        .galleryUnavailable, "cannot make the gallery's folder \(folder): \(error.localizedDescription)",
+        help: "\(otherwise), or set XDG_DATA_HOME to a folder you can write")
+    }
+  }
+
   public init(_ error: GalleryError) {
     self.init(Name(rawValue: error.kind.rawValue) ?? .galleryUnavailable, error.message, help: error.help)
   }

@@ -202,14 +202,7 @@ final class RunIdentity: FaceIdentity {
   private func openGallery() throws(GalleryFailure) -> Gallery {
     if let gallery { return gallery }
     if isDefaultLocation {
-      let folder = (location as NSString).deletingLastPathComponent
-      do {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      } catch {
-        throw GalleryFailure(
-          .galleryUnavailable, "cannot make the gallery's folder \(folder): \(error.localizedDescription)",
-          help: "name a gallery with run --gallery FILE, or set XDG_DATA_HOME to a folder you can write")
-      }
+      try GalleryFailure.makeFolder(of: location, otherwise: "name a gallery with run --gallery FILE")
     }
     do {
       let opened = try Gallery.open(location, create: true, threshold: threshold)

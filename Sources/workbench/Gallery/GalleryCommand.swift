@@ -75,14 +75,7 @@ struct GalleryOptions: ParsableArguments {
           help: "enroll someone to start it (workbench gallery enroll --user NAME IMAGE), "
             + "or give --gallery FILE or set $\(Self.variable)")
       }
-      let folder = (location as NSString).deletingLastPathComponent
-      do {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      } catch {
-        throw GalleryFailure(
-          .galleryUnavailable, "cannot make the gallery's folder \(folder): \(error.localizedDescription)",
-          help: "give --gallery FILE, or set XDG_DATA_HOME to a folder you can write")
-      }
+      try GalleryFailure.makeFolder(of: location, otherwise: "give --gallery FILE")
     }
     do {
       return try Gallery.open(location, create: create, readOnly: readOnly, threshold: threshold)
