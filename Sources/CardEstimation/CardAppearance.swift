@@ -71,6 +71,9 @@ final class CardAppearance {
       capacity = count
     }
 
+    /// Where the window lies, read once for a pass over the grid.
+    var window: Window { Window(originX: Double(originX), originY: Double(originY), width: width, height: height) }
+
     /// Central differences, zero along the border.
     func computeGradient() {
       for y in 1..<height - 1 {
@@ -83,6 +86,31 @@ final class CardAppearance {
     }
   }
 
+  /// A level's window, for bilinear reads at points of the whole level.
+  private struct Window {
+    let originX: Double
+    let originY: Double
+    let width: Int
+    let height: Int
+
+    /// The value at `p` (pixels of the whole level), nil too near the
+    /// window's border for its gradients.
+    @inline(__always)
+    func bilinear(_ values: UnsafeMutablePointer<Float>, _ p: Point2) -> Float? {
+      let x = p.x - originX
+      let y = p.y - originY
+      guard x >= 1, y >= 1, x < Double(width - 2), y < Double(height - 2) else { return nil }
+      let ix = Int(x)
+      let iy = Int(y)
+      let fx = Float(x - Double(ix))
+      let fy = Float(y - Double(iy))
+      let i = iy * width + ix
+      let top = values[i] * (1 - fx) + values[i + 1] * fx
+      let bottom = values[i + width] * (1 - fx) + values[i + width + 1] * fx
+      return top * (1 - fy) + bottom * fy
+    }
+  }
+
   /// Coarse, then fine.
   private let levels = [
     Level(columns: CardAppearance.columns / 2, rows: CardAppearance.rows / 2, factor: 2),
@@ -91,24 +119,35 @@ final class CardAppearance {
   /// Whether a face was captured, and when.
   private(set) var hasTemplate = false
   private(set) var capturedAt = 0.0
-  // Scratch for one Gauss–Newton step: per grid point, how its brightness
-  // changes with each corner coordinate, and whether it is in the frame.
-  private var jacobian: [Double] = []
-  private var valid: [Bool] = []
-  private var residuals: [Double] = []
-  private var magnitudes: [Double] = []
+  // Scratch for one Gauss–Newton step, allocated once: per grid point, how
+  // its brightness changes with each corner coordinate, whether it is in
+  // the frame, and its residual; the normal equations. Raw memory, not
+  // arrays held by the object: every access to those is checked for
+  // exclusivity, hundreds of thousands of times an alignment.
+  private static let gridCount = columns * rows
+  private let jacobian = UnsafeMutablePointer<Double>.allocate(capacity: gridCount * 8)
+  private let valid = UnsafeMutablePointer<Bool>.allocate(capacity: gridCount)
+  private let residuals = UnsafeMutablePointer<Double>.allocate(capacity: gridCount)
+  private let magnitudes = UnsafeMutablePointer<Double>.allocate(capacity: gridCount)
   /// The normal equations, augmented: 10 rows of 10 coefficients and the right-hand side.
+  private let normal = UnsafeMutablePointer<Double>.allocate(capacity: 110)
   private var system = [Double](repeating: 0, count: 110)
-  private var row = [Double](repeating: 0, count: 10)
-  private var moved: [Homography] = []
+  /// The warp moved by each corner coordinate in turn.
+  private let moved = UnsafeMutablePointer<Warp>.allocate(capacity: 8)
 
   init() {
-    let count = Self.columns * Self.rows
-    jacobian = [Double](repeating: 0, count: count * 8)
-    valid = [Bool](repeating: false, count: count)
-    residuals.reserveCapacity(count)
-    magnitudes.reserveCapacity(count)
-    moved.reserveCapacity(8)
+    jacobian.initialize(repeating: 0, count: Self.gridCount * 8)
+    valid.initialize(repeating: false, count: Self.gridCount)
+    residuals.initialize(repeating: 0, count: Self.gridCount)
+    magnitudes.initialize(repeating: 0, count: Self.gridCount)
+    normal.initialize(repeating: 0, count: 110)
+    moved.initialize(repeating: Warp(.init(.identity)), count: 8)
+  }
+
+  deinit {
+    for pointer in [jacobian, residuals, magnitudes, normal] { pointer.deallocate() }
+    valid.deallocate()
+    moved.deallocate()
   }
 
   /// Forgets the face captured.
@@ -135,12 +174,15 @@ final class CardAppearance {
     guard buildLevels(gray, fineFactor: fine, around: quad, reach: 0) else { return }
     for index in levels.indices {
       let level = levels[index]
-      guard let h = Homography(from: Self.unitSquare, to: quad.map { toLevel($0, level) }) else { return }
+      guard let h = Homography(from: Self.unitSquare, to: quad.map { toLevel($0, level) }).map(Warp.init) else {
+        return
+      }
+      let window = level.window
       var count = 0
       for row in 0..<level.rows {
         for column in 0..<level.columns {
           let p = h.apply(Self.gridPoint(column, row, columns: level.columns, rows: level.rows))
-          guard let value = bilinear(level.image, level, p) else { return }
+          guard let value = window.bilinear(level.image, p) else { return }
           level.template[count] = value
           count += 1
         }
@@ -185,7 +227,8 @@ final class CardAppearance {
 
   private func correlation(level index: Int, quad: [Point2]) -> Double? {
     let level = levels[index]
-    guard let h = Homography(from: Self.unitSquare, to: quad) else { return nil }
+    guard let h = Homography(from: Self.unitSquare, to: quad).map(Warp.init) else { return nil }
+    let (window, image, template) = (level.window, level.image, level.template)
     var n = 0.0
     var st = 0.0
     var si = 0.0
@@ -197,8 +240,8 @@ final class CardAppearance {
       for column in 0..<level.columns {
         defer { point += 1 }
         let p = h.apply(Self.gridPoint(column, row, columns: level.columns, rows: level.rows))
-        guard let value = bilinear(level.image, level, p) else { continue }
-        let t = Double(level.template[point])
+        guard let value = window.bilinear(image, p) else { continue }
+        let t = Double(template[point])
         let i = Double(value)
         n += 1
         st += t
@@ -220,11 +263,10 @@ final class CardAppearance {
   /// [dx0, dy0, …, dx3, dy3, dgain, doffset]; nil when too little of the
   /// card is in the frame or the system is singular.
   private func gaussNewtonStep(_ level: Level, corners: [Point2], gain: Double, offset: Double) -> [Double]? {
-    guard let h = Homography(from: Self.unitSquare, to: corners) else { return nil }
+    guard let h = Homography(from: Self.unitSquare, to: corners).map(Warp.init) else { return nil }
     let count = level.columns * level.rows
     // How each grid point moves with each corner coordinate.
     let epsilon = 0.5
-    moved.removeAll(keepingCapacity: true)
     for parameter in 0..<8 {
       var shifted = corners
       if parameter % 2 == 0 {
@@ -233,27 +275,29 @@ final class CardAppearance {
         shifted[parameter / 2].y += epsilon
       }
       guard let m = Homography(from: Self.unitSquare, to: shifted) else { return nil }
-      moved.append(m)
+      moved[parameter] = Warp(m)
     }
-    residuals.removeAll(keepingCapacity: true)
+    let window = level.window
+    let (image, gradX, gradY, template) = (level.image, level.gradX, level.gradY, level.template)
+    let (jacobian, valid, residuals, moved) = (jacobian, valid, residuals, moved)
+    let (columns, rows) = (level.columns, level.rows)
     var point = 0
     var inside = 0
-    for row in 0..<level.rows {
-      for column in 0..<level.columns {
-        let g = Self.gridPoint(column, row, columns: level.columns, rows: level.rows)
+    for row in 0..<rows {
+      for column in 0..<columns {
+        let g = Self.gridPoint(column, row, columns: columns, rows: rows)
         let p = h.apply(g)
-        if let value = bilinear(level.image, level, p), let gx = bilinear(level.gradX, level, p),
-          let gy = bilinear(level.gradY, level, p)
+        if let value = window.bilinear(image, p), let gx = window.bilinear(gradX, p), let gy = window.bilinear(gradY, p)
         {
           valid[point] = true
-          inside += 1
           for parameter in 0..<8 {
             let q = moved[parameter].apply(g)
             let dx = (q.x - p.x) / epsilon
             let dy = (q.y - p.y) / epsilon
             jacobian[point * 8 + parameter] = Double(gx) * dx + Double(gy) * dy
           }
-          residuals.append(gain * Double(level.template[point]) + offset - Double(value))
+          residuals[inside] = gain * Double(template[point]) + offset - Double(value)
+          inside += 1
         } else {
           valid[point] = false
         }
@@ -262,33 +306,84 @@ final class CardAppearance {
     }
     guard inside >= count / 2 else { return nil }
     // Huber weights: glare that came or went is not the card moving.
-    magnitudes.removeAll(keepingCapacity: true)
-    for residual in residuals { magnitudes.append(abs(residual)) }
-    magnitudes.sort()
-    let scale = max(2.0, 1.4826 * magnitudes[magnitudes.count / 2])
+    for k in 0..<inside { magnitudes[k] = abs(residuals[k]) }
+    let median = Self.select(magnitudes, count: inside, rank: inside / 2)
+    let scale = max(2.0, 1.4826 * median)
     let limit = 1.5 * scale
-    for k in 0..<110 { system[k] = 0 }
+    let normal = normal
+    normal.update(repeating: 0, count: 110)
     var r = 0
     for point in 0..<count where valid[point] {
       let residual = residuals[r]
       r += 1
       let weight = abs(residual) <= limit ? 1 : limit / abs(residual)
-      for parameter in 0..<8 { row[parameter] = jacobian[point * 8 + parameter] }
-      row[8] = -Double(level.template[point])
-      row[9] = -1
+      let jacobianRow = jacobian + point * 8
+      // The point's row of the Jacobian: the eight corner coordinates, then gain and offset.
+      @inline(__always) func entry(_ k: Int) -> Double {
+        k < 8 ? jacobianRow[k] : (k == 8 ? -Double(template[point]) : -1)
+      }
       for a in 0..<10 {
-        let wa = weight * row[a]
-        system[a * 11 + 10] += wa * residual
-        for b in a..<10 { system[a * 11 + b] += wa * row[b] }
+        let wa = weight * entry(a)
+        normal[a * 11 + 10] += wa * residual
+        for b in a..<10 { normal[a * 11 + b] += wa * entry(b) }
       }
     }
     for a in 0..<10 {
-      for b in 0..<a { system[a * 11 + b] = system[b * 11 + a] }
+      for b in 0..<a { normal[a * 11 + b] = normal[b * 11 + a] }
       // A little damping keeps a poorly seen corner from running off.
-      system[a * 11 + a] *= 1.001
-      system[a * 11 + a] += 1e-6
+      normal[a * 11 + a] *= 1.001
+      normal[a * 11 + a] += 1e-6
     }
+    for k in 0..<110 { system[k] = normal[k] }
     return LinearSystem.solve(&system, size: 10)
+  }
+
+  /// The value of rank `rank` (0-based) among `count` values, as sorting
+  /// them would give (the values are reordered): Hoare's selection, linear
+  /// on average where a sort is not.
+  static func select(_ values: UnsafeMutablePointer<Double>, count: Int, rank: Int) -> Double {
+    var low = 0
+    var high = count - 1
+    while low < high {
+      let pivot = values[low + (high - low) / 2]
+      var i = low
+      var j = high
+      while i <= j {
+        while values[i] < pivot { i += 1 }
+        while values[j] > pivot { j -= 1 }
+        if i <= j {
+          (values[i], values[j]) = (values[j], values[i])
+          i += 1
+          j -= 1
+        }
+      }
+      if rank <= j {
+        high = j
+      } else if rank >= i {
+        low = i
+      } else {
+        break
+      }
+    }
+    return values[rank]
+  }
+
+  /// A homography's nine coefficients held inline (`Matrix3` keeps them in
+  /// an array): applied nine times at every grid point of every step.
+  struct Warp {
+    let m0, m1, m2, m3, m4, m5, m6, m7, m8: Double
+
+    init(_ h: Homography) {
+      let m = h.matrix.m
+      (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+    }
+
+    /// As `Homography.apply`, to the last bit.
+    @inline(__always)
+    func apply(_ p: Point2) -> Point2 {
+      let w = m6 * p.x + m7 * p.y + m8
+      return Point2((m0 * p.x + m1 * p.y + m2) / w, (m3 * p.x + m4 * p.y + m5) / w)
+    }
   }
 
   @inline(__always)
@@ -301,21 +396,6 @@ final class CardAppearance {
   private func fromLevel(_ p: Point2, _ level: Level) -> Point2 {
     let f = Double(level.factor)
     return Point2((p.x + 0.5) * f - 0.5, (p.y + 0.5) * f - 0.5)
-  }
-
-  @inline(__always)
-  private func bilinear(_ values: UnsafeMutablePointer<Float>, _ level: Level, _ p: Point2) -> Float? {
-    let x = p.x - Double(level.originX)
-    let y = p.y - Double(level.originY)
-    guard x >= 1, y >= 1, x < Double(level.width - 2), y < Double(level.height - 2) else { return nil }
-    let ix = Int(x)
-    let iy = Int(y)
-    let fx = Float(x - Double(ix))
-    let fy = Float(y - Double(iy))
-    let i = iy * level.width + ix
-    let top = values[i] * (1 - fx) + values[i + 1] * fx
-    let bottom = values[i + level.width] * (1 - fx) + values[i + level.width + 1] * fx
-    return top * (1 - fy) + bottom * fy
   }
 
   /// The fine factor and the window of the frame (pixels, a whole number

@@ -111,9 +111,12 @@ final class CardTracker {
     } else if !byAppearance, let current = found, !isStrong(current.result, residual: current.accepted.residual) {
       // A card followed on lines that do not quite make it (a line
       // printed inside it, clutter beside it) is checked by a fresh search
-      // now and then: a clear card found elsewhere takes over.
+      // now and then: a clear card found elsewhere takes over. Only cards
+      // seen on four sides are looked for: the clear card wanted nearly
+      // always is one, and the three-sided search would double the cost
+      // of these frames, the slowest of a run.
       weakFrames += 1
-      if weakFrames % tuning.recheckInterval == 1, let fresh = search(frame), fresh.strong,
+      if weakFrames % tuning.recheckInterval == 1, let fresh = search(frame, threeSided: false), fresh.strong,
         (0..<4).contains(where: { k in
           !fresh.found.result.corners.contains { $0.distance(to: current.result.corners[k]) < 4 }
         })
@@ -300,7 +303,8 @@ final class CardTracker {
 
   /// The best card found in `gray` without any prior, and whether it is
   /// clear: found on four well-backed sides with a card's very shape.
-  private func search(_ frame: Frame) -> (found: Found, strong: Bool)? {
+  /// Without `threeSided`, cards seen on three sides are not looked for.
+  private func search(_ frame: Frame, threeSided: Bool = true) -> (found: Found, strong: Bool)? {
     let gray = frame.gray
     let color = frame.color
     let camera = frame.camera
@@ -349,7 +353,7 @@ final class CardTracker {
     consider(detector.detect(gray, color: color, camera: camera, minimumWidth: frame.minimumWidth))
     // A card with a side smeared or hidden is looked for only when no
     // clear card was found on four sides.
-    if !strong { consider(detector.completed()) }
+    if !strong, threeSided { consider(detector.completed()) }
     return best.map { ($0, strong) }
   }
 }
