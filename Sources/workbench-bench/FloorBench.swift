@@ -55,6 +55,7 @@ func runFloorBenchmarks() throws {
   print(
     "floor: MediaPipe's landmarker alone (landmarks + matrix) on frames decoded beforehand; decode: the reader alone")
   print("run: the whole run per frame, and after start-up (the run of all frames less the run of the first one)")
+  print("ratios: the median over the runs of each round's ratio (floor, decode and runs measured in turn)")
   print(
     "input                       frames   floor  decode   flow        run  after start  run/(floor+decode)  after start"
   )
@@ -62,26 +63,43 @@ func runFloorBenchmarks() throws {
   var commandDecode: [(String, Double, Double)] = []
   for (name, path) in inputs {
     let frames = try floorFrames(path)
-    let floorRuns = try (0..<runs).map { _ in try landmarkerAlone(options, frames: frames) }
-    let floor = median(floorRuns.map(\.0))
-    let decode = try median((0..<runs).map { _ in try decodeAlone(path) })
     let count = Double(frames.count)
-    commandDecode.append((name, try median((0..<runs).map { _ in try ffmpegDecode(ffmpeg, path) }) / count, decode))
+    commandDecode.append(
+      (name, try median((0..<runs).map { _ in try ffmpegDecode(ffmpeg, path) }) / count, 0))
     let firstFrame = folder + "/first-" + (path as NSString).lastPathComponent
     try makeClip(ffmpeg, ["-i", path, "-frames:v", "1", "-c", "copy"], firstFrame)
-    for (flowName, flow) in flows {
-      let whole = try (0..<runs).map { _ in try wholeRun(flow, input: path) }
-      let first = try (0..<runs).map { _ in try wholeRun(flow, input: firstFrame) }
+    // Round by round, the floor, the decode and every run in turn: the
+    // machine's speed drifts over a minute by more than the overhead
+    // measured, and a ratio taken within one round cancels the drift.
+    var floorRuns: [(Double, Double)] = []
+    var decodes: [Double] = []
+    var whole = [[(Double, Double)]](repeating: [], count: flows.count)
+    var first = [[(Double, Double)]](repeating: [], count: flows.count)
+    for _ in 0..<runs {
+      floorRuns.append(try landmarkerAlone(options, frames: frames))
+      decodes.append(try decodeAlone(path))
+      for (index, (_, flow)) in flows.enumerated() {
+        whole[index].append(try wholeRun(flow, input: path))
+        first[index].append(try wholeRun(flow, input: firstFrame))
+      }
+    }
+    let floor = median(floorRuns.map(\.0))
+    let decode = median(decodes)
+    commandDecode[commandDecode.count - 1].2 = decode
+    for (index, (flowName, _)) in flows.enumerated() {
+      let (whole, first) = (whole[index], first[index])
       let perFrame = median(whole.map(\.0)) / count
       let afterStart = (median(whole.map(\.0)) - median(first.map(\.0))) / (count - 1)
+      let baseline = (0..<runs).map { floorRuns[$0].0 + decodes[$0] }
+      let ratio = median((0..<runs).map { whole[$0].0 / count / baseline[$0] })
+      let ratioAfterStart = median((0..<runs).map { (whole[$0].0 - first[$0].0) / (count - 1) / baseline[$0] })
       // %@ pads by UTF-16 units and the names hold "×": pad them in Swift.
       print(
         name.padding(toLength: 27, withPad: " ", startingAt: 0)
           + String(format: " %6d  %6.2f  %6.2f   ", frames.count, floor, decode)
           + flowName.padding(toLength: 9, withPad: " ", startingAt: 0)
           + String(
-            format: " %6.2f  %11.2f  %18.2f×  %10.2f×", perFrame, afterStart, perFrame / (floor + decode),
-            afterStart / (floor + decode)))
+            format: " %6.2f  %11.2f  %18.2f×  %10.2f×", perFrame, afterStart, ratio, ratioAfterStart))
       let runAllocations = (median(whole.map(\.1)) - median(first.map(\.1))) / (count - 1)
       allocations.append(
         name.padding(toLength: 27, withPad: " ", startingAt: 0)

@@ -109,6 +109,44 @@ struct VideoFrameConverterTests {
     #expect(gray.width == 120)
   }
 
+  @Test(
+    "halved exactly: each plane the rounded mean of its 2×2 blocks, as libswscale's area filter gives",
+    arguments: [(480, 480), (1280, 720), (648, 364)])
+  func halvedExactly(width: Int, height: Int) throws {
+    let yuv = try Self.planes(width: width, height: height)
+    let (halfWidth, halfHeight) = (width / 2, height / 2)
+    let gray = ImageBuffer(format: .gray8)
+    let color = ImageBuffer(format: .rgb8)
+    try VideoFrameConverter().convert(yuv, width: halfWidth, height: halfHeight, color: color, gray: gray)
+    var mismatches = 0
+    for y in 0..<halfHeight {
+      for x in 0..<halfWidth {
+        var sum = 2
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { sum += Int(yuv.pixels[(2 * y + dy) * width + 2 * x + dx]) }
+        if gray.pixels[y * halfWidth + x] != UInt8(sum >> 2) { mismatches += 1 }
+      }
+    }
+    #expect(mismatches == 0, "\(width)×\(height): \(mismatches) luma samples differ from the rounded 2×2 mean")
+    // The colour comes from the halved chroma too: the mean of the full-size conversion, within
+    // what converting after averaging instead of before changes.
+    let reference = ImageBuffer(format: .rgb8)
+    try ImageConversion.yuv420pToRGB8(yuv, into: reference)
+    var total = 0
+    for y in 0..<halfHeight {
+      for x in 0..<halfWidth {
+        for c in 0..<3 {
+          var sum = 0
+          for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            sum += Int(reference.pixels[((2 * y + dy) * width + 2 * x + dx) * 3 + c])
+          }
+          total += abs(Int(color.pixels[(y * halfWidth + x) * 3 + c]) - sum / 4)
+        }
+      }
+    }
+    let mean = Double(total) / Double(halfWidth * halfHeight * 3)
+    #expect(mean < 3, "\(width)×\(height): mean colour difference \(mean)")
+  }
+
   @Test("what is not yuv420p is an error, not a crash")
   func wrongFormat() throws {
     let error = try #require(throws: ImagingError.self) {
