@@ -385,7 +385,8 @@ let package = Package(
         "MotionCues", "FaceEstimation", "FaceEstimationTesting", "Estimators", "Measurements", "Imaging", "TestSupport",
       ]),
     .testTarget(name: "DoctorTests", dependencies: ["Doctor", "JSONCore", "Settings", "TestSupport"]),
-    .testTarget(name: "CaptureTests", dependencies: ["Capture", "SimulatedCamera", "Imaging", "TestSupport"]),
+    .testTarget(
+      name: "CaptureTests", dependencies: ["Capture", "CFFmpeg", "SimulatedCamera", "Imaging", "TestSupport"]),
     .testTarget(name: "EstimatorsTests", dependencies: ["Estimators", "Imaging", "Measurements", "TestSupport"]),
     .testTarget(
       name: "FaceEstimationTests",

@@ -65,6 +65,15 @@ public protocol FrameSource: AnyObject {
   func next() throws(CaptureError) -> CapturedFrame?
   /// Releases the device or file; safe to call twice.
   func close()
+  /// Whether the run reads each frame at exactly half its width and height:
+  /// a source that can make that copy as it delivers a frame, while the
+  /// rows are in cache, gives it as the image's `halfSize`. A hint; sources
+  /// that cannot ignore it.
+  func preferHalfSize(_ wanted: Bool)
+}
+
+extension FrameSource {
+  public func preferHalfSize(_ wanted: Bool) {}
 }
 
 /// Why a source could not be opened or read. Every case maps to exit code 4

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import Imaging
+import Synchronization
 
 /// What FFmpeg says about a video file before any frame is decoded.
 public struct VideoFileDescription: Sendable, Equatable {
@@ -119,8 +120,9 @@ final class VideoFileReader {
   }
 
   /// Decodes the next frame into `buffer` (a yuv420p image of the reader's
-  /// size), which is sized only once a frame has decoded.
-  func readFrame(into buffer: ImageBuffer) throws(CaptureError) -> Read {
+  /// size), which is sized only once a frame has decoded; with `halfSize`,
+  /// also its `halfSize` copy where the frame allows one.
+  func readFrame(into buffer: ImageBuffer, halfSize: Bool = false) throws(CaptureError) -> Read {
     guard let handle else { return .end }
     var seconds = 0.0
     var ticks: Int64 = 0
@@ -130,9 +132,14 @@ final class VideoFileReader {
     }
     if Int(status) == WB_VIDEO_FRAME {
       buffer.reshape(width: description.width, height: description.height, format: .yuv420p)
+      let half = halfSize ? buffer.halfSizeBuffer() : nil
+      var halfMade: Int32 = 0
       status = messageBuffer.withUnsafeMutableBufferPointer { message in
-        wb_video_deliver_frame(handle, buffer.pixels, buffer.capacity, message.baseAddress, message.count)
+        wb_video_deliver_frame(
+          handle, buffer.pixels, buffer.capacity, half?.pixels, half?.capacity ?? 0, &halfMade, message.baseAddress,
+          message.count)
       }
+      if halfMade != 0 { buffer.keepHalfSize() }
     }
     switch Int(status) {
     case WB_VIDEO_FRAME: return .frame(seconds: seconds, ticks: ticks, hasTime: hasTime != 0)
@@ -300,6 +307,8 @@ final class VideoFileSource: FrameSource {
     decoder.close()
   }
 
+  func preferHalfSize(_ wanted: Bool) { decoder.makesHalfSize.store(wanted, ordering: .relaxed) }
+
   deinit { close() }
 
   /// Waits until the decode thread has filled its queue (true) or stopped
@@ -322,6 +331,9 @@ private final class DecodeAhead: @unchecked Sendable {
   }
 
   private let reader: VideoFileReader
+  /// Whether each frame comes with its `halfSize` copy (the loop says; the
+  /// frames decoded before it did come without).
+  let makesHalfSize = Atomic(false)
   /// At most `ringSize` frames wait for the loop, damaged ones included; the
   /// decoder waits for room, so a file never loses a frame.
   private let decoded: BoundedHandoff<Decoded, CaptureError>
@@ -348,7 +360,7 @@ private final class DecodeAhead: @unchecked Sendable {
     while let buffer = emptyBuffers.take()?.element, decoded.waitForRoom() {
       let result: Result<VideoFileReader.Read, CaptureError>
       do {
-        result = .success(try reader.readFrame(into: buffer))
+        result = .success(try reader.readFrame(into: buffer, halfSize: makesHalfSize.load(ordering: .relaxed)))
       } catch {
         result = .failure(error)
       }

@@ -85,6 +85,12 @@ public final class FramePipeline {
     return .full
   }
 
+  /// Whether the estimators read a video frame of this size at exactly
+  /// half its width and height, which a source can make as it decodes.
+  public func readsHalfSize(width: Int, height: Int) -> Bool {
+    scale(width: width) == .half && width >= 4 && height >= 4
+  }
+
   public func measure(_ frame: CapturedFrame) -> Outcome {
     decoded.index = frame.index
     decoded.t = frame.t

@@ -103,6 +103,9 @@ final class FrameInput: MeasurementInput {
   init(source: any FrameSource, pipeline: FramePipeline, live: Bool) {
     self.source = source
     self.pipeline = pipeline
+    if let width = source.info.width, let height = source.info.height {
+      source.preferHalfSize(pipeline.readsHalfSize(width: width, height: height))
+    }
     mailbox = live ? LatestFrameMailbox(source: source) : nil
   }
 

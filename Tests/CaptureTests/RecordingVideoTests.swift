@@ -122,6 +122,62 @@ struct RecordingVideoTests {
     #expect(probe.text.contains("320×240 stored, mirrored left to right to 320×240"), "\(probe.text)")
   }
 
+  /// A run that reads frames at half size gets the half made as the frame
+  /// was copied out of the decoder, and it converts to the very bytes the
+  /// converter's own halving of the full frame gives; a turned or mirrored
+  /// frame comes without one (the converter halves it).
+  @Test(arguments: [VideoClips.Clip.h264, .rotated, .mirrored])
+  func aFrameComesWithItsHalfSizeCopyWhenTheRunReadsOne(clip: VideoClips.Clip) throws {
+    let source = try RecordingSource.open(path: try VideoClips.path(clip))
+    defer { source.close() }
+    source.preferHalfSize(true)
+    let converter = VideoFrameConverter()
+    let (gray, color) = (ImageBuffer(format: .gray8), ImageBuffer(format: .rgb8))
+    let (ownGray, ownColor) = (ImageBuffer(format: .gray8), ImageBuffer(format: .rgb8))
+    var withHalf: [Int64] = []
+    var frames: Int64 = 0
+    while let frame = try source.next() {
+      guard case .image(let image) = frame.payload else { continue }
+      frames += 1
+      guard let half = image.halfSize else { continue }
+      withHalf.append(frame.index)
+      #expect(half.width == image.width / 2 && half.height == image.height / 2 && half.format == .yuv420p)
+      try converter.convert(image, width: half.width, height: half.height, color: color, gray: gray)
+      // A copy carries no half: the converter halves the full frame itself.
+      try converter.convert(image.copy(), width: half.width, height: half.height, color: ownColor, gray: ownGray)
+      #expect(Array(gray.bytes) == Array(ownGray.bytes), "frame \(frame.index): luma")
+      #expect(Array(color.bytes) == Array(ownColor.bytes), "frame \(frame.index): colour")
+    }
+    #expect(frames == 60)
+    if clip == .h264 {
+      // The frames decoded ahead before the run said what it reads (the ring's four) may come without.
+      #expect(withHalf == Array(Int64(withHalf.first ?? -1)..<60) && withHalf.count >= 56, "\(withHalf)")
+    } else {
+      #expect(withHalf.isEmpty)
+    }
+  }
+
+  @Test func aCopyOrANewShapeDropsTheHalfSizeCopy() throws {
+    let source = try RecordingSource.open(path: try VideoClips.path(.h264))
+    defer { source.close() }
+    source.preferHalfSize(true)
+    var image: ImageBuffer?
+    while let frame = try source.next() {
+      if case .image(let picture) = frame.payload, picture.halfSize != nil {
+        image = picture
+        break
+      }
+    }
+    let kept = try #require(image)
+    #expect(kept.copy().halfSize == nil)
+    kept.dropHalfSize()
+    #expect(kept.halfSize == nil)
+    kept.keepHalfSize()
+    #expect(kept.halfSize != nil)
+    kept.reshape(width: kept.width, height: kept.height, format: .yuv420p)
+    #expect(kept.halfSize == nil)
+  }
+
   @Test func vp9InWebMIsRead() throws {
     let (info, read) = try readAll(try VideoClips.path(.vp9))
     #expect(info.details["codec"] == "vp9")

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Capture
 import Foundation
 import Imaging
@@ -145,6 +146,33 @@ struct VideoFrameConverterTests {
     }
     let mean = Double(total) / Double(halfWidth * halfHeight * 3)
     #expect(mean < 3, "\(width)×\(height): mean colour difference \(mean)")
+  }
+
+  @Test("a limited-range row expands to the fixed-point formula's bytes, vector body and scalar tail alike")
+  func rangeExpansion() {
+    // Every value at every alignment, in rows that end inside, on and past a vector's 16 bytes.
+    let source = (0..<(256 + 48)).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) }
+    var destination = [UInt8](repeating: 0, count: source.count)
+    var mismatches: [String] = []
+    for chroma in [false, true] {
+      let (offset, scale, base) = chroma ? (128, 9326, 128) : (16, 9539, 0)
+      for start in 0..<17 {
+        for count in [0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 287] {
+          source.withUnsafeBufferPointer { from in
+            destination.withUnsafeMutableBufferPointer { to in
+              wb_video_expand_range(from.baseAddress! + start, to.baseAddress!, Int32(count), chroma ? 1 : 0)
+            }
+          }
+          for x in 0..<count {
+            let expected = min(255, max(0, ((Int(source[start + x]) - offset) * scale + 4096) >> 13 + base))
+            if Int(destination[x]) != expected {
+              mismatches.append("\(chroma ? "chroma" : "luma") \(source[start + x]) at \(start)+\(x) of \(count)")
+            }
+          }
+        }
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.count) samples differ, first \(mismatches.prefix(3))")
   }
 
   @Test("what is not yuv420p is an error, not a crash")

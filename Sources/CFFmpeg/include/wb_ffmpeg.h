@@ -111,9 +111,14 @@ int wb_video_read_frame(wb_video *reader, uint8_t *destination, size_t capacity,
                         int *has_time, char *message, size_t message_size);
 
 /* Converts the frame wb_video_read_frame kept into `destination`: FRAME,
- * DAMAGED (a frame of another size than the stream's) or ERROR. */
-int wb_video_deliver_frame(wb_video *reader, uint8_t *destination, size_t capacity, char *message,
-                           size_t message_size);
+ * DAMAGED (a frame of another size than the stream's) or ERROR. With `half`
+ * (may be NULL), also the frame at exactly half its width and height, as
+ * 4:2:0 planes whose samples are the rounded means of the full-size planes'
+ * 2×2 blocks, made as the rows are copied: `*half_made` is 1 when it was
+ * (an upright frame whose sides are multiples of 4, and `half_capacity`
+ * big enough), 0 when it was not. */
+int wb_video_deliver_frame(wb_video *reader, uint8_t *destination, size_t capacity, uint8_t *half,
+                           size_t half_capacity, int *half_made, char *message, size_t message_size);
 
 /* The next packet of the video stream without decoding it: its presentation
  * time (has_time 0 when it has none), whether it is a key frame, and its
@@ -151,6 +156,11 @@ int wb_video_writer_finish(wb_video_writer *writer, char *message, size_t messag
 
 /* Frees the writer, finished or not (a file not finished is not playable). */
 void wb_video_writer_free(wb_video_writer *writer);
+
+/* One row of `count` limited-range samples (luma, or chroma when `chroma` is
+ * non-zero) to full range, as the video reader delivers every frame of a
+ * limited-range video; `source` and `destination` do not overlap. */
+void wb_video_expand_range(const uint8_t *source, uint8_t *destination, int count, int chroma);
 
 /* Whether FFmpeg's error code means the disk is full. */
 int wb_ffmpeg_error_is_full(int error);
