@@ -22,7 +22,7 @@ public final class VideoFrameConverter {
     guard source.format == .yuv420p else {
       throw ImagingError(.unsupported, "the video frame converter takes yuv420p, not \(source.format)")
     }
-    if let half = source.halfSize, half.width == width, half.height == height, source.format == .yuv420p {
+    if let half = source.halfSize, half.width == width, half.height == height {
       // Made by the source as it decoded: the same bytes as halving here, without reading the frame again.
       return try convert(half, width: width, height: height, color: color, gray: gray)
     }
